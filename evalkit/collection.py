@@ -1,0 +1,438 @@
+"""The collection: runs and qrels as dense numpy arrays over one document vocabulary.
+
+``docs[run, topic, rank]``   int32 document id into ``vocabulary`` (sorted docnos, so id order is docno order),
+                             -1 past the end of a run; each (run, topic) row in trec_eval order (score descending,
+                             docno descending).
+``scores[run, topic, rank]`` float64 retrieval score, NaN past the end.
+``qrels``                    :class:`JudgedSet`, judgments aligned with the vocabulary: (topic index, doc id,
+                             grade, stratum) sorted by (topic, doc).
+``runs_info``                DataFrame indexed by run name: ``group``, ``type``, ``judged`` (whether the run
+                             contributed to the pools; see :mod:`evalkit.datasets` for the rule).
+
+Grades looked up for a ranking use three negative codes besides the judged grades (>= 0):
+``UNSAMPLED`` (-1, in the qrels with a negative grade: pooled but not judged/sampled), ``UNJUDGED`` (-2, not in
+the qrels at all) and ``ABSENT`` (-3, past the end of the run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .io import Qrels, Run, trec_eval_order
+
+__all__ = ["Collection", "JudgedSet", "UNSAMPLED", "UNJUDGED", "ABSENT", "sort_topics"]
+
+UNSAMPLED = -1
+UNJUDGED = -2
+ABSENT = -3
+
+
+def sort_topics(topics) -> np.ndarray:
+    """Topic ids in natural order: numerically when every id is an integer, else as strings."""
+    topics = np.asarray(sorted(set(map(str, topics))), dtype=object)
+    try:
+        return topics[np.argsort([int(t) for t in topics], kind="stable")]
+    except ValueError:
+        return topics
+
+
+@dataclass(frozen=True)
+class JudgedSet:
+    """Judgments aligned with a collection: parallel arrays sorted by (topic, doc).
+
+    ``grade`` < 0 means pooled but not judged (``UNSAMPLED`` in the sampled form); ``stratum`` is None for plain
+    qrels. ``n_topics`` and ``n_docs`` fix the key space ``topic * n_docs + doc``.
+    """
+
+    topic: np.ndarray  # int32
+    doc: np.ndarray  # int32
+    grade: np.ndarray  # int16
+    stratum: np.ndarray | None
+    n_topics: int
+    n_docs: int
+
+    def __len__(self) -> int:
+        return len(self.doc)
+
+    @property
+    def sampled(self) -> bool:
+        return self.stratum is not None
+
+    @cached_property
+    def keys(self) -> np.ndarray:
+        return self.topic.astype(np.int64) * self.n_docs + self.doc
+
+    def lookup(self, topic_index: np.ndarray, doc: np.ndarray) -> np.ndarray:
+        """Grade of each (topic, doc) pair; ``UNJUDGED`` where absent, ``ABSENT`` where doc < 0."""
+        keys = topic_index.astype(np.int64) * self.n_docs + doc
+        pos = np.searchsorted(self.keys, keys)
+        pos_clipped = np.minimum(pos, max(len(self.keys) - 1, 0))
+        found = (pos < len(self.keys)) & (self.keys[pos_clipped] == keys) if len(self.keys) else np.zeros(keys.shape, bool)
+        out = np.where(found, self.grade[pos_clipped] if len(self.keys) else UNJUDGED, UNJUDGED).astype(np.int16)
+        out[doc < 0] = ABSENT
+        return out
+
+    def lookup_stratum(self, topic_index: np.ndarray, doc: np.ndarray) -> np.ndarray:
+        """Stratum of each (topic, doc) pair; -1 where the document is not in the qrels (or no strata)."""
+        if self.stratum is None or not len(self.keys):
+            return np.full(doc.shape, -1, np.int32)
+        keys = topic_index.astype(np.int64) * self.n_docs + doc
+        pos = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
+        found = (self.keys[pos] == keys) & (doc >= 0)
+        return np.where(found, self.stratum[pos], -1).astype(np.int32)
+
+    def counts(self, min_grade: int = 1) -> np.ndarray:
+        """Per topic, the number of judged documents with grade >= ``min_grade``."""
+        return np.bincount(self.topic[self.grade >= min_grade], minlength=self.n_topics)
+
+    def judged_nonrelevant(self, relevance_level: int = 1) -> np.ndarray:
+        """Per topic, the number of judged documents with 0 <= grade < ``relevance_level``."""
+        mask = (self.grade >= 0) & (self.grade < relevance_level)
+        return np.bincount(self.topic[mask], minlength=self.n_topics)
+
+    def ideal_gains(self, depth: int | None = None) -> np.ndarray:
+        """(T, depth) gains of the ideal ranking: each topic's positive grades sorted descending, 0-padded."""
+        positive = self.grade > 0
+        topic, gain = self.topic[positive], self.grade[positive].astype(np.float64)
+        counts = np.bincount(topic, minlength=self.n_topics)
+        width = int(counts.max(initial=0)) if depth is None else depth
+        out = np.zeros((self.n_topics, max(width, 1)), np.float64)
+        order = np.lexsort((-gain, topic))
+        topic, gain = topic[order], gain[order]
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        rank = np.arange(len(topic)) - starts[topic]
+        keep = rank < out.shape[1]
+        out[topic[keep], rank[keep]] = gain[keep]
+        return out
+
+    def subset_topics(self, topic_indices: np.ndarray) -> "JudgedSet":
+        """Judgments of the chosen topics, renumbered 0..len(topic_indices)-1 in the given order."""
+        remap = np.full(self.n_topics, -1, np.int64)
+        remap[topic_indices] = np.arange(len(topic_indices))
+        keep = remap[self.topic] >= 0
+        new_topic = remap[self.topic[keep]].astype(np.int32)
+        doc = self.doc[keep]
+        order = np.lexsort((doc, new_topic))
+        return JudgedSet(
+            topic=new_topic[order],
+            doc=doc[order],
+            grade=self.grade[keep][order],
+            stratum=None if self.stratum is None else self.stratum[keep][order],
+            n_topics=len(topic_indices),
+            n_docs=self.n_docs,
+        )
+
+    @classmethod
+    def from_arrays(cls, topic, doc, grade, n_topics, n_docs, stratum=None) -> "JudgedSet":
+        """Build from unsorted parallel arrays (sorted here; a repeated (topic, doc) pair is an error)."""
+        topic = np.asarray(topic, np.int32)
+        doc = np.asarray(doc, np.int32)
+        order = np.lexsort((doc, topic))
+        topic, doc = topic[order], doc[order]
+        if len(doc) > 1 and ((np.diff(topic) == 0) & (np.diff(doc) == 0)).any():
+            raise ValueError("a (topic, document) pair is judged twice")
+        return cls(
+            topic=topic,
+            doc=doc,
+            grade=np.asarray(grade, np.int16)[order],
+            stratum=None if stratum is None else np.asarray(stratum, np.int32)[order],
+            n_topics=int(n_topics),
+            n_docs=int(n_docs),
+        )
+
+
+@dataclass(frozen=True)
+class Collection:
+    """Runs, qrels and run metadata as dense arrays (see the module docstring)."""
+
+    name: str
+    topics: np.ndarray  # (T,) str
+    run_names: np.ndarray  # (S,) str
+    vocabulary: np.ndarray  # (V,) str, sorted
+    docs: np.ndarray  # (S, T, D) int32, -1 padded
+    scores: np.ndarray  # (S, T, D) float64, NaN padded
+    qrels: JudgedSet
+    runs_info: pd.DataFrame = field(repr=False)
+
+    # ------------------------------------------------------------------ shape
+    @property
+    def n_runs(self) -> int:
+        return self.docs.shape[0]
+
+    @property
+    def n_topics(self) -> int:
+        return self.docs.shape[1]
+
+    @property
+    def depth(self) -> int:
+        return self.docs.shape[2]
+
+    def __repr__(self) -> str:
+        judged = int(self.runs_info["judged"].sum()) if "judged" in self.runs_info else "?"
+        return (
+            f"Collection({self.name!r}: {self.n_runs} runs ({judged} judged), {self.n_topics} topics, "
+            f"depth {self.depth}, {len(self.vocabulary)} documents, {len(self.qrels)} judgments)"
+        )
+
+    @property
+    def retrieved(self) -> np.ndarray:
+        """(S, T) bool: the run returned at least one document for the topic (trec_eval evaluates only these)."""
+        return self.docs[:, :, 0] >= 0
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """(S, T) number of documents each run returned for each topic."""
+        return (self.docs >= 0).sum(axis=2)
+
+    @property
+    def judged_runs(self) -> np.ndarray:
+        """(S,) bool: runs that contributed to the pools."""
+        return self.runs_info["judged"].to_numpy(bool)
+
+    # ---------------------------------------------------------- lookups
+    def grades(self, qrels: JudgedSet | None = None, depth: int | None = None) -> np.ndarray:
+        """(S, T, D) int16 grade of each retrieved document under ``qrels`` (default: the collection's).
+
+        Judged grades are >= 0; ``UNSAMPLED`` (-1) pooled but unjudged, ``UNJUDGED`` (-2) not in the qrels,
+        ``ABSENT`` (-3) past the end of the run. ``depth`` truncates the rankings first.
+        """
+        qrels = self.qrels if qrels is None else qrels
+        docs = self.docs if depth is None else self.docs[:, :, :depth]
+        topic_index = np.arange(self.n_topics, dtype=np.int32)[None, :, None]
+        return qrels.lookup(np.broadcast_to(topic_index, docs.shape), docs)
+
+    @cached_property
+    def default_grades(self) -> np.ndarray:
+        """:meth:`grades` under the collection's own qrels, computed once."""
+        return self.grades()
+
+    def topic_index(self, topic: str) -> int:
+        hits = np.flatnonzero(self.topics == str(topic))
+        if not len(hits):
+            raise KeyError(f"topic {topic!r} is not in collection {self.name!r}")
+        return int(hits[0])
+
+    def run_index(self, run: str) -> int:
+        hits = np.flatnonzero(self.run_names == str(run))
+        if not len(hits):
+            raise KeyError(f"run {run!r} is not in collection {self.name!r}")
+        return int(hits[0])
+
+    # ---------------------------------------------------------- views
+    def _indices(self, selection, names: np.ndarray, what: str) -> np.ndarray:
+        if selection is None:
+            return np.arange(len(names))
+        selection = np.asarray(selection)
+        if selection.dtype == bool:
+            if selection.shape != names.shape:
+                raise ValueError(f"{what} mask has shape {selection.shape}, expected {names.shape}")
+            return np.flatnonzero(selection)
+        if selection.dtype.kind in "iu":
+            return selection.astype(np.int64)
+        lookup = {name: i for i, name in enumerate(names)}
+        missing = [s for s in map(str, selection) if s not in lookup]
+        if missing:
+            raise KeyError(f"{what} not in collection {self.name!r}: {missing[:5]}")
+        return np.asarray([lookup[s] for s in map(str, selection)], np.int64)
+
+    def subset(self, runs=None, topics=None) -> "Collection":
+        """A collection of some runs and/or topics (names, indices or boolean masks).
+
+        The vocabulary is shared; the run arrays are sliced (a view when the selection is a contiguous range),
+        and the qrels are restricted to the chosen topics.
+        """
+        run_idx = self._indices(runs, self.run_names, "runs")
+        topic_idx = self._indices(topics, self.topics, "topics")
+        docs, scores = self.docs, self.scores
+        if runs is not None:
+            docs, scores = _take(docs, run_idx, 0), _take(scores, run_idx, 0)
+        qrels = self.qrels
+        if topics is not None:
+            docs, scores = _take(docs, topic_idx, 1), _take(scores, topic_idx, 1)
+            qrels = qrels.subset_topics(topic_idx)
+        return replace(
+            self,
+            topics=self.topics[topic_idx],
+            run_names=self.run_names[run_idx],
+            docs=docs,
+            scores=scores,
+            qrels=qrels,
+            runs_info=self.runs_info.iloc[run_idx],
+        )
+
+    def truncate(self, depth: int) -> "Collection":
+        """Every ranking cut at ``depth`` (a view)."""
+        return replace(self, docs=self.docs[:, :, :depth], scores=self.scores[:, :, :depth])
+
+    def with_qrels(self, qrels: JudgedSet | Qrels, name: str | None = None) -> "Collection":
+        """The same runs judged by other qrels (e.g. a sample); plain :class:`Qrels` are aligned first."""
+        if isinstance(qrels, Qrels):
+            qrels = self.align_qrels(qrels)
+        if qrels.n_topics != self.n_topics or qrels.n_docs != len(self.vocabulary):
+            raise ValueError("qrels are not aligned with this collection (topics or vocabulary differ)")
+        return replace(self, qrels=qrels, name=name or self.name)
+
+    # ---------------------------------------------------------- conversions
+    def align_qrels(self, qrels: Qrels) -> JudgedSet:
+        """Align file qrels to this collection's topics and vocabulary.
+
+        Judgments of topics outside the collection are left out (trec_eval evaluates only topics present in both);
+        judged documents no run retrieved must already be in the vocabulary (they are when the collection was
+        built with these qrels), else a ValueError names them.
+        """
+        topic_lookup = pd.Index(self.topics)
+        t = topic_lookup.get_indexer(qrels.topic)
+        keep = t >= 0
+        d = pd.Index(self.vocabulary).get_indexer(qrels.docno[keep])
+        if (d < 0).any():
+            missing = qrels.docno[keep][d < 0][:5]
+            raise ValueError(
+                f"{qrels.name}: {int((d < 0).sum())} judged documents are not in the vocabulary of "
+                f"{self.name!r} (e.g. {list(missing)}); build the collection with these qrels"
+            )
+        return JudgedSet.from_arrays(
+            t[keep], d, qrels.grade[keep], self.n_topics, len(self.vocabulary),
+            None if qrels.stratum is None else qrels.stratum[keep],
+        )
+
+    def to_qrels(self, judged: JudgedSet | None = None) -> Qrels:
+        """Aligned judgments back to file qrels (strings)."""
+        judged = self.qrels if judged is None else judged
+        return Qrels(
+            topic=self.topics[judged.topic],
+            docno=self.vocabulary[judged.doc],
+            grade=judged.grade.astype(np.int64),
+            stratum=None if judged.stratum is None else judged.stratum.astype(np.int64),
+        )
+
+    def to_run(self, run: str | int) -> Run:
+        """One run back as a :class:`Run` (strings, trec_eval order)."""
+        s = run if isinstance(run, (int, np.integer)) else self.run_index(run)
+        mask = self.docs[s] >= 0
+        t_idx = np.broadcast_to(np.arange(self.n_topics)[:, None], mask.shape)[mask]
+        return Run(
+            name=str(self.run_names[s]),
+            topic=self.topics[t_idx],
+            docno=self.vocabulary[self.docs[s][mask]],
+            score=self.scores[s][mask],
+        )
+
+    @classmethod
+    def from_runs(
+        cls,
+        runs: list[Run],
+        qrels: Qrels,
+        name: str = "collection",
+        runs_info: pd.DataFrame | None = None,
+        depth: int | None = None,
+    ) -> "Collection":
+        """Build the dense arrays from parsed runs and qrels.
+
+        Topics are the qrels' topics (trec_eval evaluates a run only on topics with judgments); run lines for other
+        topics are counted and reported in ``runs_info['lines_without_qrels']``, not silently lost. ``depth``
+        (default: the longest ranking) truncates every ranking.
+        """
+        if not runs:
+            raise ValueError("a collection needs at least one run")
+        names = [r.name for r in runs]
+        duplicated = pd.Index(names)[pd.Index(names).duplicated()]
+        if len(duplicated):
+            raise ValueError(f"run names must be unique; repeated: {sorted(set(duplicated))}")
+        topics = sort_topics(qrels.topic)
+        topic_lookup = pd.Index(topics)
+
+        lengths = np.array([len(r) for r in runs])
+        doc_ids, vocabulary = _encode_sorted([r.docno for r in runs] + [qrels.docno])
+        run_doc_ids = doc_ids[: lengths.sum()]
+        qrels_doc_ids = doc_ids[lengths.sum():]
+
+        run_of_row = np.repeat(np.arange(len(runs)), lengths)
+        topic_ids, topic_names = _encode_sorted([r.topic for r in runs])
+        topic_of_row = topic_lookup.get_indexer(topic_names)[topic_ids]
+        outside = topic_of_row < 0
+        lines_without_qrels = np.bincount(run_of_row[outside], minlength=len(runs))
+        row_scores = np.concatenate([r.score for r in runs])
+        if outside.any():
+            rows = ~outside
+            run_of_row, topic_of_row = run_of_row[rows], topic_of_row[rows]
+            run_doc_ids, row_scores = run_doc_ids[rows], row_scores[rows]
+        # trec_eval order inside each (run, topic) group, with topics in the collection's order
+        group = run_of_row.astype(np.int64) * len(topics) + topic_of_row
+        order = trec_eval_order(group, row_scores, run_doc_ids)
+        if order is not None:
+            group, run_doc_ids, row_scores = group[order], run_doc_ids[order], row_scores[order]
+        group_sizes = np.bincount(group, minlength=len(runs) * len(topics))
+        starts = np.concatenate([[0], np.cumsum(group_sizes)[:-1]])
+        rank = np.arange(len(group)) - starts[group]
+        width = int(group_sizes.max(initial=1)) if depth is None else int(depth)
+        keep = rank < width
+        docs = np.full((len(runs), len(topics), width), -1, np.int32)
+        scores = np.full((len(runs), len(topics), width), np.nan)
+        docs.reshape(-1, width)[group[keep], rank[keep]] = run_doc_ids[keep]
+        scores.reshape(-1, width)[group[keep], rank[keep]] = row_scores[keep]
+
+        judged = JudgedSet.from_arrays(
+            topic_lookup.get_indexer(qrels.topic), qrels_doc_ids, qrels.grade, len(topics), len(vocabulary),
+            qrels.stratum,
+        )
+        info = pd.DataFrame(index=pd.Index(names, name="run"))
+        if runs_info is not None:
+            info = info.join(runs_info, how="left")
+        for column, default in (("group", None), ("type", "unknown")):
+            if column not in info or info[column].isna().any():
+                fill = info.index.to_series() if default is None else default
+                info[column] = info[column].fillna(fill) if column in info else fill
+        info["lines_without_qrels"] = lines_without_qrels
+        return cls(
+            name=name,
+            topics=topics,
+            run_names=np.asarray(names, dtype=object),
+            vocabulary=vocabulary,
+            docs=docs,
+            scores=scores,
+            qrels=judged,
+            runs_info=info,
+        )
+
+
+def _to_arrow(column) -> pa.Array:
+    if isinstance(column, pa.ChunkedArray):
+        return column.combine_chunks()
+    if isinstance(column, pa.Array):
+        return column
+    return pa.array(np.asarray(column, dtype=object), pa.string())
+
+
+def _to_strings(columns) -> np.ndarray:
+    """Concatenate string columns (numpy or pyarrow) into one object array."""
+    return np.concatenate([np.asarray(c.to_numpy(zero_copy_only=False) if isinstance(c, (pa.Array, pa.ChunkedArray)) else c,
+                                      dtype=object) for c in columns])
+
+
+def _encode_sorted(columns) -> tuple[np.ndarray, np.ndarray]:
+    """Ids of the strings in ``columns`` (concatenated) into their sorted vocabulary; (ids int32, vocabulary)."""
+    encoded = pa.chunked_array([_to_arrow(c) for c in columns], pa.string()).dictionary_encode()
+    if encoded.num_chunks == 0:
+        return np.zeros(0, np.int32), np.zeros(0, object)
+    dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary
+    order = pc.sort_indices(dictionary).to_numpy()
+    rank = np.empty(len(order), np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    ids = np.concatenate([chunk.indices.to_numpy() for chunk in encoded.chunks]) if encoded.num_chunks else np.zeros(0, np.int32)
+    return rank[ids], np.asarray(dictionary.take(pa.array(order)).to_numpy(zero_copy_only=False), dtype=object)
+
+
+def _take(array: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarray:
+    """``np.take`` that returns a view when the indices form a contiguous ascending range."""
+    if len(indices) and np.array_equal(indices, np.arange(indices[0], indices[0] + len(indices))):
+        index = [slice(None)] * array.ndim
+        index[axis] = slice(int(indices[0]), int(indices[0]) + len(indices))
+        return array[tuple(index)]
+    return np.take(array, indices, axis=axis)

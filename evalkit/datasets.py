@@ -1,0 +1,224 @@
+"""Datasets: the synthetic default, TREC-8, and any directory of TREC runs plus a qrels file.
+
+>>> collection = evalkit.load_dataset("synthetic")          # embedded default, no data needed
+>>> collection = evalkit.load_dataset("trec8")              # $EVALKIT_DATA/trec8 or ../shared/data/trec8
+>>> collection = evalkit.load_dataset("/path/to/my/collection")
+
+A directory dataset holds ``runs/`` (run files, plain or .gz), one qrels file (``qrels*``), and optionally
+``runs_table.tsv`` (columns ``run group track type pool_priority``). Loaded collections are cached (numpy ``.npy``
+files under ``$EVALKIT_CACHE``, default ``~/.cache/evalkit``), keyed by the files' names, sizes and modification
+times, so a second load is near instant and an edited file is re-read.
+
+Which runs contributed to the pools is not in TREC's files; it is derived from the data: **a run is judged if,
+for every topic, every document in its top ``JUDGED_DEPTH`` (100) is in the qrels** (TREC-8's pools were built to
+depth 100 from the contributing runs). On TREC-8 this marks 72 of the 129 runs; the next-closest run has only
+95% of its top-100 documents judged on its worst topic, so the rule is not sensitive to the exact threshold.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+
+from .collection import ABSENT, Collection, JudgedSet
+from .io import Qrels, Run, TrecFormatError, parse_run, read_qrels
+
+__all__ = [
+    "load_dataset",
+    "load_directory",
+    "load_trec8",
+    "read_runs",
+    "data_root",
+    "derive_judged_runs",
+    "JUDGED_DEPTH",
+    "DatasetNotFound",
+]
+
+JUDGED_DEPTH = 100
+_CACHE_VERSION = 2
+_HERE = Path(__file__).resolve().parent
+
+
+class DatasetNotFound(FileNotFoundError):
+    """A dataset's files are not where the kit looked; the message says how to point the kit at them."""
+
+
+def data_root() -> Path | None:
+    """Where real TREC data lives: ``$EVALKIT_DATA`` if set, else ``../shared/data`` beside the checkout."""
+    env = os.environ.get("EVALKIT_DATA")
+    if env:
+        return Path(env).expanduser()
+    for candidate in (_HERE.parent.parent / "shared" / "data", Path.cwd().parent / "shared" / "data"):
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def _cache_dir() -> Path:
+    return Path(os.environ.get("EVALKIT_CACHE", Path.home() / ".cache" / "evalkit")).expanduser()
+
+
+def read_runs(paths: Iterable[os.PathLike | str], n_threads: int | None = None) -> list[Run]:
+    """Parse many run files in parallel threads (decompression and parsing release the GIL).
+
+    Runs come back unordered (``Run.ordered`` False); :meth:`Collection.from_runs` orders them all at once.
+    """
+    paths = [Path(p) for p in paths]
+    n_threads = n_threads or min(len(paths), os.cpu_count() or 1) or 1
+    if n_threads == 1:
+        return [parse_run(p) for p in paths]
+    with ThreadPoolExecutor(n_threads) as pool:
+        return list(pool.map(parse_run, paths))
+
+
+def derive_judged_runs(collection: Collection, depth: int = JUDGED_DEPTH) -> np.ndarray:
+    """(S,) bool: runs whose top ``depth`` documents are all in the qrels for every topic (see module docstring)."""
+    grades = collection.default_grades[:, :, :depth]
+    judged_or_absent = (grades >= 0) | (grades == ABSENT) | (grades == -1)
+    return judged_or_absent.all(axis=(1, 2))
+
+
+def _fingerprint(files: list[Path], extra: dict) -> str:
+    digest = hashlib.sha256(json.dumps({"version": _CACHE_VERSION, **extra}, sort_keys=True).encode())
+    for f in files:
+        stat = f.stat()
+        digest.update(f"{f.resolve()}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:24]
+
+
+def _save_cache(collection: Collection, where: Path) -> None:
+    tmp = where.with_name(where.name + f".tmp{os.getpid()}")
+    tmp.mkdir(parents=True, exist_ok=True)
+    q = collection.qrels
+    arrays = {
+        "docs": collection.docs, "scores": collection.scores, "q_topic": q.topic, "q_doc": q.doc, "q_grade": q.grade,
+        "vocabulary": collection.vocabulary.astype(str).astype(np.bytes_),
+        "topics": collection.topics.astype(str), "run_names": collection.run_names.astype(str),
+    }
+    if q.stratum is not None:
+        arrays["q_stratum"] = q.stratum
+    for key, value in arrays.items():
+        np.save(tmp / f"{key}.npy", value, allow_pickle=False)
+    collection.runs_info.to_csv(tmp / "runs_info.csv")
+    (tmp / "meta.json").write_text(json.dumps({"name": collection.name, "n_topics": q.n_topics, "n_docs": q.n_docs}))
+    try:
+        tmp.rename(where)
+    except OSError:  # another process cached it first
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _load_cache(where: Path) -> Collection | None:
+    if not (where / "meta.json").is_file():
+        return None
+    meta = json.loads((where / "meta.json").read_text())
+    load = lambda key: np.load(where / f"{key}.npy", allow_pickle=False)  # noqa: E731
+    stratum = load("q_stratum") if (where / "q_stratum.npy").is_file() else None
+    qrels = JudgedSet(load("q_topic"), load("q_doc"), load("q_grade"), stratum, meta["n_topics"], meta["n_docs"])
+    info = pd.read_csv(where / "runs_info.csv", index_col="run", dtype={"run": str, "group": str})
+    return Collection(
+        name=meta["name"],
+        topics=load("topics").astype(object),
+        run_names=load("run_names").astype(object),
+        vocabulary=np.char.decode(load("vocabulary"), "utf-8").astype(object),
+        docs=load("docs"),
+        scores=load("scores"),
+        qrels=qrels,
+        runs_info=info,
+    )
+
+
+def _run_files(runs_dir: Path) -> list[Path]:
+    files = sorted(p for p in runs_dir.iterdir() if p.is_file() and not p.name.startswith("."))
+    if not files:
+        raise DatasetNotFound(f"{runs_dir}: no run files in this directory")
+    return files
+
+
+def _find_qrels(directory: Path) -> Path:
+    candidates = sorted(p for p in directory.iterdir() if p.is_file() and p.name.lower().startswith("qrels"))
+    if len(candidates) != 1:
+        found = ", ".join(p.name for p in candidates) or "none"
+        raise DatasetNotFound(f"{directory}: expected exactly one qrels file (qrels*), found {found}")
+    return candidates[0]
+
+
+def load_directory(directory: os.PathLike | str, name: str | None = None, cache: bool = True,
+                   progress: bool = False) -> Collection:
+    """Load ``directory`` (``runs/``, one ``qrels*`` file, optional ``runs_table.tsv``) as a Collection."""
+    directory = Path(directory).expanduser()
+    if not directory.is_dir():
+        raise DatasetNotFound(f"{directory}: no such directory")
+    runs_dir = directory / "runs"
+    if not runs_dir.is_dir():
+        raise DatasetNotFound(f"{directory}: expected a runs/ directory of TREC run files beside the qrels")
+    run_files = _run_files(runs_dir)
+    qrels_file = _find_qrels(directory)
+    table_file = directory / "runs_table.tsv"
+    files = run_files + [qrels_file] + ([table_file] if table_file.is_file() else [])
+    name = name or directory.name
+    where = _cache_dir() / f"{name}-{_fingerprint(files, {'name': name})}"
+    if cache:
+        cached = _load_cache(where)
+        if cached is not None:
+            return cached
+    runs = read_runs(run_files)
+    qrels = read_qrels(qrels_file)
+    runs_info = None
+    if table_file.is_file():
+        runs_info = pd.read_csv(table_file, sep="\t", dtype=str).set_index("run")
+        runs_info.index.name = "run"
+        if "pool_priority" in runs_info:
+            runs_info["pool_priority"] = pd.to_numeric(runs_info["pool_priority"], errors="coerce")
+    collection = Collection.from_runs(runs, qrels, name=name, runs_info=runs_info)
+    collection.runs_info["judged"] = derive_judged_runs(collection)
+    if cache:
+        try:
+            _save_cache(collection, where)
+        except OSError:
+            pass  # a read-only cache is not an error
+    return collection
+
+
+def load_trec8(cache: bool = True) -> Collection:
+    """TREC-8 ad hoc: 129 runs and the official qrels, from ``$EVALKIT_DATA/trec8`` or ``../shared/data/trec8``."""
+    root = data_root()
+    directory = root / "trec8" if root is not None else None
+    if directory is None or not directory.is_dir():
+        raise DatasetNotFound(
+            "TREC-8 data not found. Put the 129 runs (runs/input.*.gz), the qrels (qrels.trec8.adhoc.txt) and "
+            "runs_table.tsv in a folder named trec8 and set EVALKIT_DATA to the folder that holds it "
+            "(export EVALKIT_DATA=/path/to/data), or place it at ../shared/data/trec8 beside this checkout. "
+            f"Looked in: {directory or '$EVALKIT_DATA (unset) and ../shared/data'}"
+        )
+    return load_directory(directory, name="trec8", cache=cache)
+
+
+def load_dataset(name: str = "synthetic", **options) -> Collection:
+    """Load a dataset by name: ``synthetic`` (options: n_topics, n_runs, depth, seed, graded), ``trec8``, or a
+    directory path. ``fast=True`` (synthetic only) gives a small collection for tests and quick runs."""
+    key = str(name)
+    if key == "synthetic":
+        from .simulate import simulate_collection
+
+        if options.pop("fast", False):
+            options = {"n_topics": 20, "n_runs": 40, "depth": 200, **options}
+        return simulate_collection(**options)
+    if options.pop("fast", False):
+        pass  # real data has one size
+    if key == "trec8":
+        return load_trec8(**options)
+    path = Path(key).expanduser()
+    if path.is_dir():
+        return load_directory(path, **options)
+    raise DatasetNotFound(
+        f"unknown dataset {key!r}: use 'synthetic', 'trec8', or a directory holding runs/ and a qrels file"
+    )

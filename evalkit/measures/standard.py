@@ -1,0 +1,55 @@
+"""The standard (fully judged) measure families, registered by name; trec_eval semantics, relevance level 1."""
+
+from __future__ import annotations
+
+from . import kernels
+from .registry import MeasureFamily, register
+
+
+def _grades(context, spec):
+    return context.grades if spec.cutoff is None else context.grades[..., : spec.cutoff]
+
+
+register(MeasureFamily(
+    "AP", "Average precision (trec_eval map; AP@k = map_cut_k). Buckley & Voorhees 2000.",
+    lambda c, s: kernels.average_precision(_grades(c, s), c.n_relevant),
+    aliases=("MAP",),
+))
+register(MeasureFamily(
+    "P", "Precision at rank k (trec_eval P_k).",
+    lambda c, s: kernels.precision_at(c.grades, s.cutoff), cutoff="required",
+))
+register(MeasureFamily(
+    "R", "Recall at rank k (trec_eval recall_k).",
+    lambda c, s: kernels.recall_at(c.grades, c.n_relevant, s.cutoff), cutoff="required", aliases=("Recall",),
+))
+register(MeasureFamily(
+    "Rprec", "Precision at rank R, R the number of relevant documents (trec_eval Rprec).",
+    lambda c, s: kernels.r_precision(c.grades, c.n_relevant), cutoff="none",
+))
+register(MeasureFamily(
+    "nDCG", "Normalized DCG, grade as gain, 1/log2(rank+1) discount (trec_eval ndcg; nDCG@k = ndcg_cut_k). "
+    "Jarvelin & Kekalainen 2002.",
+    lambda c, s: kernels.ndcg(c.grades, c.ideal_gains, s.cutoff), aliases=("NDCG",),
+))
+register(MeasureFamily(
+    "Bpref", "bpref, judged documents only (trec_eval bpref). Buckley & Voorhees 2004.",
+    lambda c, s: kernels.bpref(c.grades, c.n_relevant, c.n_judged_nonrelevant), cutoff="none",
+))
+register(MeasureFamily(
+    "RBP", "Rank-biased precision, binary gain, persistence p (Moffat & Zobel 2008). Not in trec_eval.",
+    lambda c, s: kernels.rbp(c.grades, s.param["p"], s.cutoff)[0], params={"p": 0.8},
+))
+register(MeasureFamily(
+    "RBPres", "The residual of RBP: the most the score could still grow from unjudged documents and the tail "
+    "beyond the ranking (Moffat & Zobel 2008, Sec. 5).",
+    lambda c, s: kernels.rbp(c.grades, s.param["p"], s.cutoff)[1], params={"p": 0.8},
+))
+register(MeasureFamily(
+    "NumRel", "Number of judged relevant documents for the topic (trec_eval num_rel).",
+    lambda c, s: c.n_relevant[None, :].repeat(c.grades.shape[0], 0).astype(float), cutoff="none",
+))
+register(MeasureFamily(
+    "NumRet", "Number of documents retrieved (trec_eval num_ret; @k counts the top k).",
+    lambda c, s: (_grades(c, s) != -3).sum(axis=-1).astype(float),
+))

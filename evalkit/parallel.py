@@ -1,0 +1,314 @@
+"""One trial executor for every experiment: serial, local processes, or Dask.
+
+Every experiment in evalkit repeats a randomized trial (a random split of runs, a random sample
+of documents, ...) many times. :func:`run_trials` runs ``fn(trial_index, trial_seed, *args,
+**kwargs)`` for ``trial_index = 0 .. n_trials - 1`` and returns the results in trial order.
+
+Seeds
+-----
+Per-trial seeds come from ``numpy.random.SeedSequence(seed).spawn(n_trials)``; trial k receives
+the Python int ``children[k].generate_state(1, dtype=numpy.uint64)[0]`` (a 64-bit integer).
+An int, rather than the SeedSequence object, is passed because it can be printed, stored in a
+results DataFrame and typed back in to re-run one trial on its own: ``fn(k, trial_seeds(seed,
+n_trials)[k], ...)``. Inside ``fn`` use ``numpy.random.default_rng(trial_seed)``. The seeds are
+computed in the calling process before any work is handed out, so the results are identical for
+every scheduler and every ``n_jobs``.
+
+Schedulers
+----------
+``"serial"``  in-process loop.
+``"local"``   ``concurrent.futures.ProcessPoolExecutor`` with ``n_jobs`` workers (default
+              ``os.cpu_count()``; negative values count back from it, -1 = all CPUs). With
+              ``n_jobs == 1`` or a single trial it runs serially in-process (no pool).
+``"dask"``    ``dask.distributed``: the active client (``distributed.get_client()``) if there is
+              one, otherwise a ``LocalCluster`` with ``n_jobs`` single-threaded worker processes
+              created for this call and closed afterwards.
+
+``scheduler=None`` means the environment variable ``EVALKIT_SCHEDULER`` if set, else "local".
+
+Shared arguments
+----------------
+``fn``, ``args`` and ``kwargs`` (typically large numpy arrays: run matrices, qrels) are sent to
+each worker once, not once per trial: the process pool stores them in a module global through
+its initializer; Dask scatters them once with ``client.scatter(..., broadcast=True)``. Only
+``(trial_index, trial_seed)`` travels per trial.
+
+Requirements on ``fn``: for "local" and "dask" it must be picklable by reference, i.e. defined
+at module level in an importable module (not a lambda and not a function defined in a notebook
+cell when processes are spawned), and its results must be picklable.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+__all__ = [
+    "SCHEDULERS",
+    "SCHEDULER_ENV_VAR",
+    "run_trials",
+    "trial_seeds",
+    "resolve_scheduler",
+    "bootstrap_mean_demo",
+]
+
+SCHEDULERS = ("local", "serial", "dask")
+SCHEDULER_ENV_VAR = "EVALKIT_SCHEDULER"
+
+
+# --------------------------------------------------------------------------------------------
+# seeds and options
+# --------------------------------------------------------------------------------------------
+
+
+def trial_seeds(seed, n_trials: int) -> list[int]:
+    """The per-trial seeds :func:`run_trials` passes to ``fn``: for each child of
+    ``SeedSequence(seed).spawn(n_trials)``, ``int(child.generate_state(1, dtype=np.uint64)[0])``.
+
+    ``seed`` is an int (>= 0) or a ``numpy.random.SeedSequence``; None is refused because
+    every random choice in evalkit must be reproducible.
+    """
+    if seed is None:
+        raise ValueError("seed must be an int or a numpy.random.SeedSequence, not None (results must be reproducible)")
+    if isinstance(seed, (bool, np.bool_)):
+        raise TypeError("seed must be an int or a numpy.random.SeedSequence, not a bool")
+    n_trials = _check_n_trials(n_trials)
+    sequence = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    return [int(child.generate_state(1, dtype=np.uint64)[0]) for child in sequence.spawn(n_trials)]
+
+
+def _check_n_trials(n_trials) -> int:
+    if isinstance(n_trials, (bool, np.bool_)) or not isinstance(n_trials, (int, np.integer)):
+        raise TypeError(f"n_trials must be an int; got {type(n_trials).__name__}")
+    if n_trials < 0:
+        raise ValueError(f"n_trials must be >= 0; got {n_trials}")
+    return int(n_trials)
+
+
+def resolve_scheduler(scheduler: str | None = None) -> str:
+    """The scheduler name to use: ``scheduler`` if given, else ``$EVALKIT_SCHEDULER``, else
+    "local". Raises ValueError naming the valid choices for an unknown name."""
+    source = "scheduler argument"
+    if scheduler is None:
+        scheduler = os.environ.get(SCHEDULER_ENV_VAR) or "local"
+        source = f"environment variable {SCHEDULER_ENV_VAR}" if os.environ.get(SCHEDULER_ENV_VAR) else "default"
+    if not isinstance(scheduler, str):
+        raise TypeError(f"scheduler must be a string, one of {SCHEDULERS}; got {type(scheduler).__name__}")
+    name = scheduler.strip().lower()
+    if name not in SCHEDULERS:
+        raise ValueError(f"unknown scheduler {scheduler!r} (from {source}); choose one of {', '.join(SCHEDULERS)}")
+    return name
+
+
+def _resolve_n_jobs(n_jobs: int | None) -> int:
+    cpus = os.cpu_count() or 1
+    if n_jobs is None:
+        return cpus
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero int or None; got {n_jobs!r}")
+    if n_jobs < 0:  # scikit-learn convention: -1 = all CPUs, -2 = all but one, ...
+        return max(1, cpus + 1 + int(n_jobs))
+    return int(n_jobs)
+
+
+def _progress_bar(progress: bool, total: int, desc: str | None):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, disable=not progress)
+
+
+def _add_trial_note(error: BaseException, trial_index: int, trial_seed: int) -> None:
+    if hasattr(error, "add_note"):
+        error.add_note(f"evalkit.parallel.run_trials: raised by trial {trial_index} (trial_seed={trial_seed})")
+
+
+# --------------------------------------------------------------------------------------------
+# the executor
+# --------------------------------------------------------------------------------------------
+
+
+def run_trials(
+    fn: Callable[..., Any],
+    n_trials: int,
+    seed,
+    *,
+    args: Sequence[Any] = (),
+    kwargs: dict[str, Any] | None = None,
+    scheduler: str | None = None,
+    n_jobs: int | None = None,
+    progress: bool = True,
+    desc: str | None = None,
+) -> list:
+    """Run ``fn(trial_index, trial_seed, *args, **kwargs)`` for every trial; results in trial order.
+
+    Parameters
+    ----------
+    fn : the trial function (module-level, see the module docstring).
+    n_trials : number of trials (0 returns []).
+    seed : int or numpy.random.SeedSequence; the per-trial seeds are :func:`trial_seeds`.
+    args, kwargs : shared arguments, sent to each worker once.
+    scheduler : "local", "serial" or "dask"; None = ``$EVALKIT_SCHEDULER`` or "local".
+    n_jobs : worker processes for "local" (and for a Dask LocalCluster created by this call);
+        None = ``os.cpu_count()``, -1 = all CPUs. Ignored for "serial" and for an existing Dask
+        client.
+    progress : show a tqdm progress bar over completed trials.
+    desc : label of the progress bar.
+
+    Returns
+    -------
+    list of the ``n_trials`` return values, ``result[k]`` from trial k, the same for every
+    scheduler and n_jobs.
+
+    A trial that raises stops the run: pending trials are cancelled and the exception is
+    re-raised with a note naming the trial index and its seed.
+    """
+    scheduler_name = resolve_scheduler(scheduler)
+    seeds = trial_seeds(seed, n_trials)
+    args = tuple(args)
+    kwargs = dict(kwargs or {})
+    if not callable(fn):
+        raise TypeError(f"fn must be callable; got {type(fn).__name__}")
+    if not seeds:
+        return []
+    if scheduler_name == "serial":
+        return _run_serial(fn, seeds, args, kwargs, progress, desc)
+    if scheduler_name == "local":
+        workers = min(_resolve_n_jobs(n_jobs), len(seeds))
+        if workers == 1:
+            return _run_serial(fn, seeds, args, kwargs, progress, desc)
+        return _run_process_pool(fn, seeds, args, kwargs, workers, progress, desc)
+    return _run_dask(fn, seeds, args, kwargs, n_jobs, progress, desc)
+
+
+def _run_serial(fn, seeds, args, kwargs, progress, desc) -> list:
+    results = []
+    with _progress_bar(progress, len(seeds), desc) as bar:
+        for trial_index, trial_seed in enumerate(seeds):
+            try:
+                results.append(fn(trial_index, trial_seed, *args, **kwargs))
+            except Exception as error:
+                _add_trial_note(error, trial_index, trial_seed)
+                raise
+            bar.update(1)
+    return results
+
+
+# ---- process pool: the shared payload lives in a module global of each worker process ----
+
+_WORKER_PAYLOAD: tuple | None = None
+
+
+def _init_worker(fn, args, kwargs) -> None:
+    global _WORKER_PAYLOAD
+    _WORKER_PAYLOAD = (fn, args, kwargs)
+
+
+def _run_one_in_worker(trial_index: int, trial_seed: int):
+    fn, args, kwargs = _WORKER_PAYLOAD
+    return fn(trial_index, trial_seed, *args, **kwargs)
+
+
+def _run_process_pool(fn, seeds, args, kwargs, workers, progress, desc) -> list:
+    results: list = [None] * len(seeds)
+    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(fn, args, kwargs)) as pool:
+        future_to_trial = {
+            pool.submit(_run_one_in_worker, trial_index, trial_seed): trial_index
+            for trial_index, trial_seed in enumerate(seeds)
+        }
+        pending = set(future_to_trial)
+        with _progress_bar(progress, len(seeds), desc) as bar:
+            try:
+                while pending:
+                    done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+                    for future in done:
+                        trial_index = future_to_trial[future]
+                        error = future.exception()
+                        if error is not None:
+                            _add_trial_note(error, trial_index, seeds[trial_index])
+                            raise error
+                        results[trial_index] = future.result()
+                        bar.update(1)
+            except BaseException:
+                for future in pending:
+                    future.cancel()
+                raise
+    return results
+
+
+# ---- dask: the shared payload is scattered once to every worker ----
+
+
+def _run_one_with_payload(payload, trial_index: int, trial_seed: int):
+    fn, args, kwargs = payload
+    return fn(trial_index, trial_seed, *args, **kwargs)
+
+
+def _run_dask(fn, seeds, args, kwargs, n_jobs, progress, desc) -> list:
+    try:
+        import distributed
+    except ImportError as error:  # pragma: no cover - depends on the environment
+        raise ImportError("scheduler='dask' needs dask.distributed: pip install 'dask[distributed]'") from error
+
+    try:
+        client = distributed.get_client()
+    except ValueError:
+        client = None
+    if client is not None:
+        return _run_on_client(client, fn, seeds, args, kwargs, progress, desc)
+
+    workers = min(_resolve_n_jobs(n_jobs), len(seeds))
+    with distributed.LocalCluster(
+        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster, distributed.Client(cluster, set_as_default=False) as own_client:
+        return _run_on_client(own_client, fn, seeds, args, kwargs, progress, desc)
+
+
+def _run_on_client(client, fn, seeds, args, kwargs, progress, desc) -> list:
+    import distributed
+
+    # scatter a one-element list so the (fn, args, kwargs) tuple travels as ONE object (a bare
+    # tuple would be scattered element by element); hash=False skips tokenizing the data.
+    # broadcast=True replicates it to every worker once; trials only receive its key.
+    [payload] = client.scatter([(fn, args, kwargs)], broadcast=True, hash=False)
+    futures = [
+        client.submit(_run_one_with_payload, payload, trial_index, trial_seed, pure=False)
+        for trial_index, trial_seed in enumerate(seeds)
+    ]
+    future_to_trial = {future.key: trial_index for trial_index, future in enumerate(futures)}
+    results: list = [None] * len(seeds)
+    try:
+        with _progress_bar(progress, len(seeds), desc) as bar:
+            for future in distributed.as_completed(futures, loop=client.loop):
+                trial_index = future_to_trial[future.key]
+                try:
+                    results[trial_index] = future.result()
+                except Exception as error:
+                    _add_trial_note(error, trial_index, seeds[trial_index])
+                    raise
+                bar.update(1)
+    except BaseException:
+        client.cancel(futures)
+        raise
+    finally:
+        client.cancel([payload])  # release the scattered shared arguments
+    return results
+
+
+# --------------------------------------------------------------------------------------------
+# demo trial function (module level so every executor can pickle it; used by the tests)
+# --------------------------------------------------------------------------------------------
+
+
+def bootstrap_mean_demo(trial_index: int, trial_seed: int, values, n_draws: int | None = None) -> float:
+    """Demo trial: the mean of one bootstrap resample of ``values`` drawn with
+    ``numpy.random.default_rng(trial_seed)``. Shows the shape every trial function has
+    (``trial_index, trial_seed`` first, shared data after) and serves as the executor tests'
+    fixture: the same seed gives the same number on every scheduler.
+    """
+    data = np.asarray(values, dtype=np.float64)
+    rng = np.random.default_rng(trial_seed)
+    size = data.size if n_draws is None else int(n_draws)
+    return float(data[rng.integers(0, data.size, size=size)].mean())

@@ -1,0 +1,327 @@
+"""A simulator of TREC-like test collections with complete judgments: the kit's embedded default data.
+
+``simulate_collection(n_topics=50, n_runs=129, depth=1000, seed=0)`` returns a :class:`~evalkit.collection.Collection`
+whose statistics were fitted to TREC-8 ad hoc (see ``data/synthetic_trec8_params.json`` and
+:mod:`evalkit.fit_simulator`, which re-fits them from any collection): the distribution of the number of relevant
+documents per topic, the spread of system quality (MAP and P@10 across runs), the overlap between runs' rankings
+(within a group of runs and between groups), groups of correlated runs, a share of manual runs, runs shorter than
+the requested depth for some topics, and ties in the scores. Every retrieved document is judged (grade 0/1, or
+0/1/2 with ``graded=True``), so any pooling or sampling method can be checked against the truth.
+
+The generative model
+--------------------
+Runs come in groups (sizes drawn from TREC-8's group-size distribution). Per topic ``t``:
+
+* ``R_t`` relevant documents, ``R_t ~ Gamma(k, theta)`` (drawn by stratified sampling of the quantiles, so even a
+  50-topic collection has TREC-8's spread of ``R``), and ``n_nonrelevant`` non-relevant candidates.
+* every candidate document ``d`` has a shared "retrievability" ``z_td ~ N(0, 1)`` (what all systems agree on, e.g.
+  the query terms it contains), every group ``g`` a group view ``u_gtd ~ N(0, 1)`` (the group's base ranking) and every
+  run ``r`` its own noise ``e_rtd ~ N(0, 1)``.
+* run ``r`` of group ``g`` scores ::
+
+      s_rtd = delta_rt * gain_d + sqrt(rho_c) z_td + sqrt(rho_g - rho_c) u_gtd + sqrt(1 - rho_g) e_rtd
+
+  so two runs of different groups have noise correlation ``rho_c``, two runs of the same group ``rho_g``; ``gain_d``
+  is 0 for a non-relevant document, 1 for a relevant one (``1 + high_boost`` for a highly relevant one when graded).
+* the run's separation of relevant from non-relevant documents on the topic is ::
+
+      delta_rt = max(0, mu + sd_group * xi_g + sd_run * omega_r + manual_bonus * [r manual]
+                        + sd_topic * tau_t + sd_run_topic * eta_rt)
+
+  with ``xi, omega, tau, eta ~ N(0, 1)`` (``xi`` and ``tau`` stratified like ``R``): group quality, the run's deviation
+  from its group, topic difficulty, and the run-topic interaction (a binormal score model per run and topic).
+* the run returns its ``depth`` best-scoring candidates. Short runs (a share of runs, on a share of their topics)
+  return only the top ``depth * f`` with ``f`` drawn from TREC-8's distribution of short lengths.
+* ties: each run has a tie rate ``pi_r`` (drawn from TREC-8's distribution of the share of adjacent equal scores);
+  each ranked document takes the score of the one above it with probability ``pi_r``. Scores are rounded to 6
+  decimals; each ranking is then put in trec_eval order (score descending, docno descending).
+* judgments: every retrieved document, plus the relevant documents no run retrieved (TREC never finds all).
+
+Runs carry ``group``, ``type`` (``manual`` for a fitted share, at random), ``pool_priority`` (1, 2, ... within the
+group) and ``judged`` (``pool_priority <= judged_per_group``, as TREC-8 pooled the first two runs of each group:
+about 57% of the runs), plus ``quality`` (the latent ``delta`` before topic effects: the truth for teaching).
+Documents are named ``SYN-<topic>-<n>`` with the topic and ``n`` zero-padded, so string order is (topic, n) order;
+``n`` is a random permutation of the candidates, so docno order carries no information about relevance.
+
+Determinism: every random number comes from ``numpy.random.Generator(PCG64)`` streams spawned from one
+``SeedSequence(seed)`` (runs, topics, ties, and one stream per topic for the documents), and every step is an
+elementwise float operation or an integer sort, so the same seed gives bit-identical arrays on any machine with the
+same numpy major version. The cost is dominated by ``(n_runs + n_groups + 1) * n_topics * n_candidates`` normal
+draws (float32); the default size takes about 3 s.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from .collection import Collection, JudgedSet
+
+__all__ = ["simulate_collection", "load_params", "DEFAULT_PARAMS_PATH", "PARAMETER_NAMES"]
+
+DEFAULT_PARAMS_PATH = Path(__file__).resolve().parent.parent / "data" / "synthetic_trec8_params.json"
+
+#: The parameter groups and names the simulator reads (every one must be present in a params dict).
+PARAMETER_NAMES: dict[str, tuple[str, ...]] = {
+    "relevant": ("shape", "scale", "min"),
+    "candidates": ("n_nonrelevant",),
+    "quality": ("mean", "sd_group", "sd_run", "manual_bonus", "sd_topic", "sd_run_topic"),
+    "correlation": ("between_groups", "within_group"),
+    "groups": ("size_pmf", "judged_per_group"),
+    "runs": ("manual_share",),
+    "short_runs": ("run_share", "topic_share", "length_levels", "length_quantiles"),
+    "ties": ("rate_levels", "rate_quantiles"),
+    "graded": ("high_share", "high_boost"),
+}
+
+_SCORE_DECIMALS = 6
+
+
+# ------------------------------------------------------------------------------------------------ parameters
+
+
+def load_params(params: None | str | os.PathLike | Mapping[str, Any] = None) -> dict:
+    """The simulator parameters: the fitted default (None), a JSON file, or a dict.
+
+    A dict may be partial: its groups are merged over the default, key by key, so
+    ``{"quality": {"mean": 2.0}}`` changes only the mean quality. Unknown groups or keys are an error.
+    """
+    if params is not None and not isinstance(params, Mapping):
+        with open(params) as handle:
+            return _checked(json.load(handle), str(params))
+    if not DEFAULT_PARAMS_PATH.exists():
+        raise FileNotFoundError(
+            f"the simulator's fitted parameters are missing ({DEFAULT_PARAMS_PATH}); re-create them with "
+            "`python -m evalkit.fit_simulator --data <trec8 directory>` or pass params explicitly"
+        )
+    with open(DEFAULT_PARAMS_PATH) as handle:
+        base = json.load(handle)
+    if params is None:
+        return _checked(base, str(DEFAULT_PARAMS_PATH))
+    merged = copy.deepcopy(base)
+    for group, values in params.items():
+        if group not in PARAMETER_NAMES:
+            if group in ("source", "targets", "fit"):  # descriptive keys of a full params file
+                merged[group] = copy.deepcopy(values)
+                continue
+            raise KeyError(f"unknown simulator parameter group {group!r}; known: {sorted(PARAMETER_NAMES)}")
+        unknown = set(values) - set(PARAMETER_NAMES[group])
+        if unknown:
+            raise KeyError(f"unknown parameters in group {group!r}: {sorted(unknown)}")
+        merged[group].update(copy.deepcopy(dict(values)))
+    return _checked(merged, "params")
+
+
+def _checked(params: dict, where: str) -> dict:
+    for group, names in PARAMETER_NAMES.items():
+        missing = [n for n in names if n not in params.get(group, {})]
+        if missing:
+            raise KeyError(f"{where}: simulator parameters {group}.{missing} are missing")
+    corr = params["correlation"]
+    if not 0 <= corr["between_groups"] <= corr["within_group"] <= 1:
+        raise ValueError(f"{where}: need 0 <= correlation.between_groups <= correlation.within_group <= 1")
+    pmf = np.asarray(params["groups"]["size_pmf"], float)
+    if (pmf < 0).any() or not np.isclose(pmf.sum(), 1):
+        raise ValueError(f"{where}: groups.size_pmf must be non-negative and sum to 1")
+    return params
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+
+def _stratified_uniform(rng: np.random.Generator, n: int) -> np.ndarray:
+    """n uniforms, one in each of the n equal strata of [0, 1), in random order (Latin hypercube in 1-D)."""
+    return (rng.permutation(n) + rng.random(n)) / n
+
+
+def _quantile_draw(rng: np.random.Generator, size, levels, quantiles) -> np.ndarray:
+    """Draws from the distribution whose quantile function is the piecewise-linear (levels -> quantiles)."""
+    return np.interp(rng.random(size), np.asarray(levels, float), np.asarray(quantiles, float))
+
+
+def _zero_padded(numbers: np.ndarray, width: int) -> np.ndarray:
+    """(n, width) uint8 ASCII digits of non-negative integers, zero-padded."""
+    powers = 10 ** np.arange(width - 1, -1, -1, dtype=np.int64)
+    return ((numbers.astype(np.int64)[:, None] // powers) % 10 + ord("0")).astype(np.uint8)
+
+
+def _docnos(topic_of_doc: np.ndarray, number: np.ndarray, topic_width: int, number_width: int) -> np.ndarray:
+    """``SYN-<topic>-<n>`` for every document, built as bytes without a Python loop."""
+    n = len(number)
+    parts = [
+        np.broadcast_to(np.frombuffer(b"SYN-", np.uint8), (n, 4)),
+        _zero_padded(topic_of_doc + 1, topic_width),
+        np.full((n, 1), ord("-"), np.uint8),
+        _zero_padded(number, number_width),
+    ]
+    raw = np.ascontiguousarray(np.concatenate(parts, axis=1))
+    return raw.view(f"S{raw.shape[1]}").ravel().astype(str).astype(object)
+
+
+def _group_structure(rng: np.random.Generator, n_runs: int, pmf) -> np.ndarray:
+    """Group index of every run: group sizes drawn from ``pmf`` (over sizes 1, 2, ...) until n_runs are covered."""
+    sizes = rng.choice(np.arange(1, len(pmf) + 1), size=max(n_runs, 1), p=np.asarray(pmf, float))
+    ends = np.cumsum(sizes)
+    n_groups = int(np.searchsorted(ends, n_runs) + 1)
+    sizes = sizes[:n_groups]
+    sizes[-1] -= ends[n_groups - 1] - n_runs
+    return np.repeat(np.arange(n_groups), sizes)
+
+
+# ------------------------------------------------------------------------------------------------ simulator
+
+
+def simulate_collection(
+    n_topics: int = 50,
+    n_runs: int = 129,
+    depth: int = 1000,
+    seed: int | np.random.Generator | np.random.SeedSequence = 0,
+    params: None | str | os.PathLike | Mapping[str, Any] = None,
+    graded: bool = False,
+    name: str = "synthetic",
+) -> Collection:
+    """A TREC-like collection with complete judgments (see the module docstring for the model).
+
+    ``n_topics`` x ``n_runs`` rankings of ``depth`` documents; ``seed`` (int, SeedSequence or Generator) fixes
+    every number; ``params`` = None (fitted to TREC-8), a JSON path, or a (partial) dict of parameter groups;
+    ``graded=True`` gives grades 0/1/2 (a share ``graded.high_share`` of the relevant documents is highly relevant
+    and ``1 + graded.high_boost`` times as easy to find). The default size takes about 3 seconds.
+    """
+    if n_topics < 1 or n_runs < 1 or depth < 1:
+        raise ValueError("n_topics, n_runs and depth must be positive")
+    p = load_params(params)
+    if isinstance(seed, np.random.Generator):
+        seed = np.random.SeedSequence(int(seed.integers(2**63)))
+    elif not isinstance(seed, np.random.SeedSequence):
+        seed = np.random.SeedSequence(int(seed))
+    ss_runs, ss_topics, ss_ties, ss_docs = seed.spawn(4)
+    rng_runs = np.random.Generator(np.random.PCG64(ss_runs))
+    rng_topics = np.random.Generator(np.random.PCG64(ss_topics))
+    rng_ties = np.random.Generator(np.random.PCG64(ss_ties))
+    topic_seeds = ss_docs.spawn(n_topics)
+
+    # ---- runs: groups, types, quality, ties, shortness
+    group = _group_structure(rng_runs, n_runs, p["groups"]["size_pmf"])
+    n_groups = int(group[-1]) + 1
+    starts = np.searchsorted(group, np.arange(n_groups))
+    priority = np.arange(n_runs) - starts[group] + 1
+    manual = np.zeros(n_runs, bool)
+    manual[rng_runs.choice(n_runs, int(round(p["runs"]["manual_share"] * n_runs)), replace=False)] = True
+    q = p["quality"]
+    group_quality = q["mean"] + q["sd_group"] * special.ndtri(_stratified_uniform(rng_runs, n_groups))
+    quality = group_quality[group] + q["sd_run"] * rng_runs.standard_normal(n_runs) + q["manual_bonus"] * manual
+    tie_rate = _quantile_draw(rng_runs, n_runs, p["ties"]["rate_levels"], p["ties"]["rate_quantiles"])
+    sr = p["short_runs"]
+    short_run = rng_runs.random(n_runs) < sr["run_share"]
+
+    # ---- topics: relevant-set sizes, difficulty, run-topic separations, short lengths
+    rel = p["relevant"]
+    u = np.clip(_stratified_uniform(rng_topics, n_topics), 1e-12, 1 - 1e-12)
+    n_relevant = np.maximum(np.rint(special.gammaincinv(rel["shape"], u) * rel["scale"]), rel["min"]).astype(np.int64)
+    topic_effect = q["sd_topic"] * special.ndtri(_stratified_uniform(rng_topics, n_topics))
+    delta = quality[:, None] + topic_effect[None, :] + q["sd_run_topic"] * rng_topics.standard_normal((n_runs, n_topics))
+    delta = np.maximum(delta, 0.0)
+    short = short_run[:, None] & (rng_topics.random((n_runs, n_topics)) < sr["topic_share"])
+    short_len = np.rint(depth * _quantile_draw(rng_topics, (n_runs, n_topics), sr["length_levels"], sr["length_quantiles"]))
+    lengths = np.where(short, np.clip(short_len, 1, depth), depth).astype(np.int64)
+
+    # ---- documents and scores, topic by topic
+    n_nonrelevant = max(int(p["candidates"]["n_nonrelevant"]), 2 * depth)
+    n_cand = n_relevant + n_nonrelevant
+    n_high = np.rint(n_relevant * p["graded"]["high_share"]).astype(np.int64) if graded else np.zeros(n_topics, np.int64)
+    rho_c, rho_g = p["correlation"]["between_groups"], p["correlation"]["within_group"]
+    w_shared, w_group, w_run = (np.float32(np.sqrt(x)) for x in (rho_c, rho_g - rho_c, 1 - rho_g))
+    boost = np.float32(1 + p["graded"]["high_boost"])
+
+    cand = np.empty((n_runs, n_topics, depth), np.int64)  # document number n within the topic
+    raw = np.empty((n_runs, n_topics, depth), np.float64)
+    relevant_numbers = []  # per topic: the numbers of the relevant documents (highly relevant first)
+    for t in range(n_topics):
+        rng = np.random.Generator(np.random.PCG64(topic_seeds[t]))
+        n, r = int(n_cand[t]), int(n_relevant[t])
+        base = w_shared * rng.standard_normal(n, dtype=np.float32)
+        base = base + w_group * rng.standard_normal((n_groups, n), dtype=np.float32)  # (G, n) group views
+        s = rng.standard_normal((n_runs, n), dtype=np.float32)
+        s *= w_run
+        s += base[group]
+        gain = np.ones(r, np.float32)
+        gain[: n_high[t]] = boost
+        s[:, :r] += delta[:, t, None].astype(np.float32) * gain[None, :]
+        top = np.argpartition(-s, depth - 1, axis=1)[:, :depth] if depth < n else np.broadcast_to(np.arange(n), (n_runs, n))
+        vals = np.take_along_axis(s, top, axis=1)
+        order = np.argsort(-vals, axis=1, kind="stable")
+        number = rng.permutation(n)  # candidate index -> document number
+        cand[:, t] = number[np.take_along_axis(top, order, axis=1)]
+        raw[:, t] = np.take_along_axis(vals, order, axis=1)
+        relevant_numbers.append(number[:r])
+
+    # ---- scores: rounded, then ties (a document takes the score of the one above it with probability pi_r)
+    raw = np.round(raw, _SCORE_DECIMALS)
+    tie = rng_ties.random((n_runs, n_topics, depth - 1)) < tie_rate[:, None, None]
+    rank = np.arange(depth)
+    block_start = np.where(np.concatenate([np.zeros((n_runs, n_topics, 1), bool), tie], axis=2), 0, rank)
+    block_start = np.maximum.accumulate(block_start, axis=2)
+    scores = np.take_along_axis(raw, block_start, axis=2)
+
+    # ---- trec_eval order (score descending, docno descending: docno order is number order within a topic),
+    # ---- then cut the short runs
+    key = np.lexsort((-cand, -scores), axis=2)
+    cand = np.take_along_axis(cand, key, axis=2)
+    scores = np.take_along_axis(scores, key, axis=2)
+    present = rank[None, None, :] < lengths[:, :, None]
+    scores[~present] = np.nan
+
+    # ---- vocabulary: per topic the documents some run retrieved plus every relevant one, in docno order
+    doc_id = np.full((n_runs, n_topics, depth), -1, np.int64)
+    grade_parts, topic_parts, number_parts = [], [], []
+    offset = 0
+    for t in range(n_topics):
+        retrieved = cand[:, t][present[:, t]]
+        used = np.zeros(int(n_cand[t]), bool)  # indexed by document number
+        used[retrieved] = True
+        used[relevant_numbers[t]] = True
+        local = np.cumsum(used) - 1
+        numbers = np.flatnonzero(used)
+        grade = np.zeros(len(numbers), np.int16)
+        grade[local[relevant_numbers[t]]] = 1
+        grade[local[relevant_numbers[t][: n_high[t]]]] = 2
+        doc_id[:, t][present[:, t]] = offset + local[retrieved]
+        grade_parts.append(grade)
+        topic_parts.append(np.full(len(numbers), t, np.int64))
+        number_parts.append(numbers)
+        offset += len(numbers)
+    topic_of_doc = np.concatenate(topic_parts)
+    number_width = max(5, len(str(int(n_cand.max()) - 1)))
+    vocabulary = _docnos(topic_of_doc, np.concatenate(number_parts), len(str(n_topics)), number_width)
+
+    qrels = JudgedSet.from_arrays(topic_of_doc, np.arange(len(vocabulary)), np.concatenate(grade_parts), n_topics, len(vocabulary))
+    width = len(str(n_groups))
+    group_names = np.asarray([f"g{i + 1:0{width}d}" for i in range(n_groups)], dtype=object)
+    run_names = np.asarray([f"{group_names[g]}r{k}" for g, k in zip(group, priority)], dtype=object)
+    runs_info = pd.DataFrame(
+        {
+            "group": group_names[group],
+            "type": np.where(manual, "manual", "automatic"),
+            "judged": priority <= int(p["groups"]["judged_per_group"]),
+            "pool_priority": priority,
+            "quality": quality,
+        },
+        index=pd.Index(run_names, name="run"),
+    )
+    return Collection(
+        name=name,
+        topics=np.asarray([str(t + 1) for t in range(n_topics)], dtype=object),
+        run_names=run_names,
+        vocabulary=vocabulary,
+        docs=doc_id.astype(np.int32),
+        scores=scores,
+        qrels=qrels,
+        runs_info=runs_info,
+    )

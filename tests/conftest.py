@@ -1,0 +1,52 @@
+"""Shared fixtures: a small random collection with graded, negative and missing judgments; TREC-8 when present."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalkit.collection import Collection
+from evalkit.io import Qrels, Run
+
+TREC8 = Path(os.environ.get("EVALKIT_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "trec8"
+
+
+def random_collection(seed: int = 0, n_runs: int = 6, n_topics: int = 7, depth: int = 40, n_docs: int = 80) -> Collection:
+    """Runs with ties, short rankings, a topic no run retrieves; qrels graded 0..3 with some -1 and a topic
+    without relevant documents."""
+    rng = np.random.default_rng(seed)
+    topics = [str(300 + t) for t in range(n_topics)]
+    docnos = np.array([f"D{rng.integers(0, 10**6):06d}-{i}" for i in range(n_docs)], dtype=object)
+    runs = []
+    for s in range(n_runs):
+        t_col, d_col, s_col = [], [], []
+        for t, topic in enumerate(topics[:-1] if s % 3 == 0 else topics):
+            length = int(rng.integers(1, depth + 1))
+            chosen = rng.choice(n_docs, size=length, replace=False)
+            scores = rng.integers(0, 8, size=length).astype(float) / 4  # many ties
+            t_col += [topic] * length
+            d_col += list(docnos[chosen])
+            s_col += list(scores)
+        runs.append(Run(f"run{s}", np.array(t_col, object), np.array(d_col, object), np.array(s_col), ordered=False))
+    q_rows = []
+    for t, topic in enumerate(topics):
+        judged = rng.choice(n_docs, size=int(rng.integers(5, n_docs)), replace=False)
+        grades = rng.choice([-1, 0, 0, 0, 1, 1, 2, 3], size=len(judged))
+        if t == 2:
+            grades = np.minimum(grades, 0)  # a topic with no relevant document
+        q_rows += [(topic, docnos[d], int(g)) for d, g in zip(judged, grades)]
+    qrels = Qrels.from_frame(pd.DataFrame(q_rows, columns=["topic", "docno", "grade"]))
+    return Collection.from_runs(runs, qrels, name=f"random{seed}")
+
+
+@pytest.fixture(scope="session")
+def trec8():
+    if not TREC8.is_dir():
+        pytest.skip("TREC-8 data not found (set EVALKIT_DATA or place it at ../shared/data/trec8)")
+    from evalkit.datasets import load_directory
+
+    return load_directory(TREC8, name="trec8")
