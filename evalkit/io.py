@@ -317,17 +317,21 @@ def _parse_run_pandas(data: bytes):
     """pandas' C tokenizer on any whitespace; None when anything looks off."""
     try:
         frame = pd.read_csv(
-            _io.BytesIO(data), sep=r"\s+", header=None, names=_RUN_COLUMNS, usecols=["topic", "docno", "score", "tag"],
-            dtype={"topic": str, "docno": str, "score": np.float64, "tag": str}, engine="c", na_filter=False,
+            _io.BytesIO(data), sep=r"\s+", header=None, dtype=str, engine="c", na_filter=False,
             quoting=csv.QUOTE_NONE, skip_blank_lines=True,
         )
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError):
         return None
-    if len(frame) != _count_lines(data):
+    if frame.shape[1] != 6 or len(frame) != _count_lines(data):
         return None
-    if (frame["tag"].str.len() == 0).any() or not np.isfinite(frame["score"].to_numpy()).all():
+    frame.columns = _RUN_COLUMNS
+    try:
+        frame["score"] = frame["score"].astype(np.float64)
+    except ValueError:
         return None
-    return pa.Table.from_pandas(frame, preserve_index=False)
+    if (frame[["topic", "docno", "tag"]] == "").any().any() or not np.isfinite(frame["score"].to_numpy()).all():
+        return None
+    return pa.Table.from_pandas(frame[["topic", "docno", "score", "tag"]], preserve_index=False)
 
 
 def _has_duplicates(topic: pa.Array, docno: pa.Array) -> bool:

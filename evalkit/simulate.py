@@ -73,7 +73,7 @@ PARAMETER_NAMES: dict[str, tuple[str, ...]] = {
     "relevant": ("shape", "scale", "min"),
     "candidates": ("n_nonrelevant",),
     "quality": ("mean", "sd_group", "sd_run", "manual_bonus", "sd_topic", "sd_run_topic"),
-    "correlation": ("between_groups", "within_group"),
+    "retrieval": ("shared", "run_noise", "first_stage"),
     "groups": ("size_pmf", "judged_per_group"),
     "runs": ("manual_share",),
     "short_runs": ("run_share", "topic_share", "length_levels", "length_quantiles"),
@@ -124,9 +124,9 @@ def _checked(params: dict, where: str) -> dict:
         missing = [n for n in names if n not in params.get(group, {})]
         if missing:
             raise KeyError(f"{where}: simulator parameters {group}.{missing} are missing")
-    corr = params["correlation"]
-    if not 0 <= corr["between_groups"] <= corr["within_group"] <= 1:
-        raise ValueError(f"{where}: need 0 <= correlation.between_groups <= correlation.within_group <= 1")
+    ret = params["retrieval"]
+    if not 0 <= ret["shared"] <= 1 or ret["run_noise"] < 0 or ret["first_stage"] < 1:
+        raise ValueError(f"{where}: need 0 <= retrieval.shared <= 1, retrieval.run_noise >= 0, retrieval.first_stage >= 1")
     pmf = np.asarray(params["groups"]["size_pmf"], float)
     if (pmf < 0).any() or not np.isclose(pmf.sum(), 1):
         raise ValueError(f"{where}: groups.size_pmf must be non-negative and sum to 1")
@@ -232,13 +232,20 @@ def simulate_collection(
     short_len = np.rint(depth * _quantile_draw(rng_topics, (n_runs, n_topics), sr["length_levels"], sr["length_quantiles"]))
     lengths = np.where(short, np.clip(short_len, 1, depth), depth).astype(np.int64)
 
-    # ---- documents and scores, topic by topic
-    n_nonrelevant = max(int(p["candidates"]["n_nonrelevant"]), 2 * depth)
+    # ---- documents and scores, topic by topic: group first stage, then each run re-ranks its group's list
+    ret = p["retrieval"]
+    first_stage = max(depth, int(round(ret["first_stage"] * depth)))
+    n_nonrelevant = max(int(p["candidates"]["n_nonrelevant"]), 2 * first_stage)
     n_cand = n_relevant + n_nonrelevant
     n_high = np.rint(n_relevant * p["graded"]["high_share"]).astype(np.int64) if graded else np.zeros(n_topics, np.int64)
-    rho_c, rho_g = p["correlation"]["between_groups"], p["correlation"]["within_group"]
-    w_shared, w_group, w_run = (np.float32(np.sqrt(x)) for x in (rho_c, rho_g - rho_c, 1 - rho_g))
+    w_shared, w_group = np.float32(np.sqrt(ret["shared"])), np.float32(np.sqrt(1 - ret["shared"]))
+    w_run = np.float32(ret["run_noise"])
     boost = np.float32(1 + p["graded"]["high_boost"])
+    group_delta = np.zeros((n_groups, n_topics))  # the mean separation of the group's runs on each topic
+    np.add.at(group_delta, group, delta)
+    group_delta /= np.bincount(group, minlength=n_groups)[:, None]
+    run_delta = (delta - group_delta[group]).astype(np.float32)
+    group_delta = group_delta.astype(np.float32)
 
     cand = np.empty((n_runs, n_topics, depth), np.int64)  # document number n within the topic
     raw = np.empty((n_runs, n_topics, depth), np.float64)
@@ -246,35 +253,44 @@ def simulate_collection(
     for t in range(n_topics):
         rng = np.random.Generator(np.random.PCG64(topic_seeds[t]))
         n, r = int(n_cand[t]), int(n_relevant[t])
-        base = w_shared * rng.standard_normal(n, dtype=np.float32)
-        base = base + w_group * rng.standard_normal((n_groups, n), dtype=np.float32)  # (G, n) group views
-        s = rng.standard_normal((n_runs, n), dtype=np.float32)
-        s *= w_run
-        s += base[group]
-        gain = np.ones(r, np.float32)
+        gain = np.zeros(n, np.float32)
+        gain[:r] = 1
         gain[: n_high[t]] = boost
-        s[:, :r] += delta[:, t, None].astype(np.float32) * gain[None, :]
-        top = np.argpartition(-s, depth - 1, axis=1)[:, :depth] if depth < n else np.broadcast_to(np.arange(n), (n_runs, n))
+        # first stage: f_gd = group_delta_gt * gain_d + sqrt(rho) z_d + sqrt(1 - rho) u_gd; keep each group's top K
+        f = rng.standard_normal((n_groups, n), dtype=np.float32)
+        f *= w_group
+        f += w_shared * rng.standard_normal(n, dtype=np.float32)
+        f[:, :r] += group_delta[:, t, None] * gain[None, :r]
+        listed = np.argpartition(-f, first_stage - 1, axis=1)[:, :first_stage] if first_stage < n else np.broadcast_to(np.arange(n), (n_groups, n))
+        listed_f = np.take_along_axis(f, listed, axis=1)
+        # second stage: s_rd = f_gd + (delta_rt - group_delta_gt) * gain_d + sigma_w e_rd on the group's list
+        s = rng.standard_normal((n_runs, listed.shape[1]), dtype=np.float32)
+        s *= w_run
+        s += listed_f[group]
+        s += run_delta[:, t, None] * gain[listed][group]
+        top = np.argpartition(-s, depth - 1, axis=1)[:, :depth] if depth < s.shape[1] else np.broadcast_to(np.arange(s.shape[1]), s.shape)
         vals = np.take_along_axis(s, top, axis=1)
         order = np.argsort(-vals, axis=1, kind="stable")
+        top = np.take_along_axis(top, order, axis=1)
         number = rng.permutation(n)  # candidate index -> document number
-        cand[:, t] = number[np.take_along_axis(top, order, axis=1)]
+        cand[:, t] = number[np.take_along_axis(listed[group], top, axis=1)]
         raw[:, t] = np.take_along_axis(vals, order, axis=1)
         relevant_numbers.append(number[:r])
 
     # ---- scores: rounded, then ties (a document takes the score of the one above it with probability pi_r)
     raw = np.round(raw, _SCORE_DECIMALS)
-    tie = rng_ties.random((n_runs, n_topics, depth - 1)) < tie_rate[:, None, None]
     rank = np.arange(depth)
-    block_start = np.where(np.concatenate([np.zeros((n_runs, n_topics, 1), bool), tie], axis=2), 0, rank)
-    block_start = np.maximum.accumulate(block_start, axis=2)
+    tie = np.zeros((n_runs, n_topics, depth), bool)
+    tie[:, :, 1:] = rng_ties.random((n_runs, n_topics, depth - 1)) < tie_rate[:, None, None]
+    block_start = np.maximum.accumulate(np.where(tie, 0, rank).astype(np.int32), axis=2)
     scores = np.take_along_axis(raw, block_start, axis=2)
 
-    # ---- trec_eval order (score descending, docno descending: docno order is number order within a topic),
-    # ---- then cut the short runs
-    key = np.lexsort((-cand, -scores), axis=2)
-    cand = np.take_along_axis(cand, key, axis=2)
-    scores = np.take_along_axis(scores, key, axis=2)
+    # ---- trec_eval order: score descending, docno descending (docno order is number order within a topic).
+    # Scores are already non-increasing along the rank, so only blocks of equal scores are re-ordered: sort by
+    # (block start, -number), a unique integer key. Then cut the short runs.
+    tie[:, :, 1:] = scores[:, :, 1:] == scores[:, :, :-1]
+    block_start = np.maximum.accumulate(np.where(tie, 0, rank).astype(np.int64), axis=2)
+    cand = np.take_along_axis(cand, np.argsort(block_start * int(n_cand.max()) - cand, axis=2), axis=2)
     present = rank[None, None, :] < lengths[:, :, None]
     scores[~present] = np.nan
 

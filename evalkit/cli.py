@@ -1,0 +1,103 @@
+"""The ``evalkit`` command line.
+
+``evalkit eval QRELS RUN [RUN ...] [-m MEASURE ...] [-q]``
+    trec_eval's three columns (measure, topic or ``all``, value) for each run; ``-q`` adds per-topic lines.
+    Sampled (5-column) qrels enable ``infAP``, ``infNDCG@k``, ``infP@k`` and ``infR`` (sample_eval.pl's measures).
+``evalkit measures``
+    the measure names the kit knows, with their sources.
+``evalkit notebooks run [--dataset D] [--fast] [--out DIR] [NOTEBOOK ...]``
+    execute the notebooks with papermill and write the HTML report (what ``make reproduce`` calls).
+``evalkit report --out DIR``
+    rebuild the HTML report from executed notebooks already in DIR.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .io import TrecFormatError
+
+DEFAULT_CLI_MEASURES = ["AP", "P@10", "Rprec", "nDCG", "Bpref"]
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from .evaluation import evaluate
+
+    frame = evaluate(args.qrels, args.runs, args.measure or DEFAULT_CLI_MEASURES, per_topic=args.q)
+    out = sys.stdout
+    for row in frame.itertuples(index=False):
+        if args.run_column:
+            out.write(f"{row.run}\t")
+        out.write(f"{row.measure:<22}\t{row.topic}\t{row.value:.4f}\n")
+    return 0
+
+
+def _measures(args: argparse.Namespace) -> int:
+    from .measures import describe_measures
+
+    import pandas as pd
+
+    with pd.option_context("display.max_colwidth", 120, "display.width", 200):
+        print(describe_measures().to_string())
+    return 0
+
+
+def _notebooks(args: argparse.Namespace) -> int:
+    from .pipeline import run_notebooks
+
+    run_notebooks(dataset=args.dataset, fast=args.fast, out=args.out, only=args.notebooks or None,
+                  kernel=args.kernel)
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from .pipeline import write_report
+
+    path = write_report(args.out)
+    print(path)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="evalkit", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    ev = commands.add_parser("eval", help="score runs like trec_eval (and sample_eval.pl for sampled qrels)")
+    ev.add_argument("qrels")
+    ev.add_argument("runs", nargs="+")
+    ev.add_argument("-m", "--measure", action="append", help="measure name, e.g. AP, P@10, nDCG@100, RBP(p=0.95)")
+    ev.add_argument("-q", action="store_true", help="also print per-topic values")
+    ev.add_argument("--run-column", action="store_true", help="prefix each line with the run name")
+    ev.set_defaults(func=_eval)
+
+    ms = commands.add_parser("measures", help="list the measures the kit knows")
+    ms.set_defaults(func=_measures)
+
+    nb = commands.add_parser("notebooks", help="execute the notebooks with papermill")
+    nb_commands = nb.add_subparsers(dest="action", required=True)
+    run = nb_commands.add_parser("run")
+    run.add_argument("notebooks", nargs="*", help="notebook names (default: all)")
+    run.add_argument("--dataset", default="synthetic")
+    run.add_argument("--fast", action="store_true", help="small sizes and few trials (what the tests run)")
+    run.add_argument("--out", default=None, help="output folder (default outputs/<dataset>)")
+    run.add_argument("--kernel", default=None, help="Jupyter kernel name (default: this Python)")
+    run.set_defaults(func=_notebooks)
+
+    rp = commands.add_parser("report", help="rebuild the HTML report of executed notebooks")
+    rp.add_argument("--out", required=True)
+    rp.set_defaults(func=_report)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (TrecFormatError, ValueError, FileNotFoundError) as exc:
+        print(f"evalkit: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

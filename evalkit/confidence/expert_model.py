@@ -1,0 +1,291 @@
+r"""Robust test collections (RTC): MTC whose relevance probabilities come from an expert-aggregation model
+(Carterette 2007, Sec. 3), re-estimated every 10th judgment.
+
+The model, reconstructed step by step (every step is a logistic regression with a conjugate-style prior):
+
+(a) Ranks -> probabilities, per topic (:func:`preference_probabilities`). Expert j's self-reported probability
+    q*_ij depends only on the rank r = r_j(i). The "relevance coefficients" theta_1..theta_n of ranks 1..n
+    maximize the pairwise-preference (Bradley-Terry) likelihood of the ranking, every higher rank preferred to
+    every lower one, times a Beta(|R_t| + 1, |N_t| + 1) prior on each sigma(theta_r)::
+
+        log L(theta) = sum_{r<s} log sigma(theta_r - theta_s)
+                       + sum_r [ (|R_t| + 1) log sigma(theta_r) + (|N_t| + 1) log sigma(-theta_r) ]
+
+    (a Beta(a, b) density on u = sigma(theta) is, as a density on theta, u^a (1 - u)^b: the Jacobian du/dtheta
+    = u (1 - u) adds one to each exponent). |R_t|, |N_t| are the topic's judged relevant and nonrelevant counts,
+    so probabilities decrease with rank and concentrate around the topic's observed rate of relevance.
+    q*_r = sigma(theta_r); an unranked document has theta_inf = -inf, q* = 0. The same theta serve every expert
+    (they depend on ranks only), so the problem is solved once per topic (and cached on (n, |R_t|, |N_t|)).
+    Solved by Newton's method (the Hessian is minus a graph Laplacian minus a positive diagonal: concave).
+
+(b) Calibration, per expert (:func:`fit_platt`). Platt's sigmoid q_ij = sigma(A_j + B_j q*_ij), fitted across all
+    topics on the judged documents the expert ranked, with Platt's smoothed targets (N+ + 1)/(N+ + 2) for
+    relevant and 1/(N- + 2) for nonrelevant documents. Documents the expert did not rank keep q_ij = 0 ("unranked
+    docs get probability 0 from that expert"). An expert that ranked no judged document is left uncalibrated
+    (q_ij = q*_ij).
+
+(c) Aggregation (:func:`fit_aggregation`), Eq. (2) with an intercept::
+
+        p_i = sigma(lambda_0 + sum_j lambda_j q_ij)
+
+    the maximum-entropy model for a binary variable given the expert opinions, i.e. a logistic regression on the
+    judged documents, with a Beta(1, 1) prior on sigma(lambda_j) for every coefficient (log prior
+    log sigma(lambda) + log sigma(-lambda): a logistic density centred on 0, a mild shrinkage). The intercept is
+    our addition: without it a document every expert leaves unranked (all q = 0) would get p = 0.5 and the model
+    could not express a low base rate.
+
+Judged documents keep p = x (0 or 1); the model's p are used for the unjudged ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import numpy as np
+from scipy import special
+
+from ..collection import JudgedSet
+from .selection import SelectionResult, mtc
+from .universe import Universe
+
+__all__ = [
+    "preference_probabilities",
+    "preference_table",
+    "fit_platt",
+    "fit_aggregation",
+    "ExpertAggregation",
+    "rtc",
+]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# (a) ranks -> probabilities
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _log_sigmoid(z):
+    return -np.logaddexp(0.0, -z)
+
+
+def _preference_objective(theta, alpha, beta, upper):
+    d = theta[:, :, None] - theta[:, None, :]
+    pair = (_log_sigmoid(d) * upper).sum(axis=(1, 2))
+    prior = (alpha[:, None] * _log_sigmoid(theta) + beta[:, None] * _log_sigmoid(-theta)).sum(axis=1)
+    return pair + prior
+
+
+def _backtrack(objective, x, value, step, args, max_halvings: int = 40):
+    """One damped Newton update for a batch of concave problems: halve each member's step until its objective
+    does not decrease (up to rounding). Returns (x, value, largest accepted step)."""
+    scale = np.ones(len(x))
+    slack = 1e-12 * (1.0 + np.abs(value))
+    for _ in range(max_halvings):
+        candidate = x + scale[:, None] * step
+        new_value = objective(candidate, *args)
+        worse = new_value < value - slack
+        if not worse.any():
+            break
+        scale = np.where(worse, scale * 0.5, scale)
+    else:  # no progress possible for some members: keep them where they are
+        candidate = np.where(worse[:, None], x, candidate)
+        new_value = np.where(worse, value, new_value)
+    return candidate, new_value, float(np.max(np.abs(candidate - x), initial=0.0))
+
+
+def _solve_preference(depth: int, alpha: np.ndarray, beta: np.ndarray, tol: float = 1e-9, max_iter: int = 100):
+    """Batched Newton ascent for the theta of (a); alpha, beta (B,) prior parameters. Returns (B, depth) theta."""
+    alpha = np.asarray(alpha, np.float64)
+    beta = np.asarray(beta, np.float64)
+    batch = len(alpha)
+    upper = np.triu(np.ones((depth, depth)), k=1)
+    theta = special.logit(alpha / (alpha + beta))[:, None] + np.linspace(2.0, -2.0, depth)[None, :]
+    value = _preference_objective(theta, alpha, beta, upper)
+    eye = np.eye(depth)
+    for _ in range(max_iter):
+        d = theta[:, :, None] - theta[:, None, :]
+        m = special.expit(d)  # m[r, s] = sigma(theta_r - theta_s)
+        mt = np.swapaxes(m, 1, 2)
+        s = special.expit(theta)
+        gradient = (upper * mt).sum(axis=2) - (upper.T * m).sum(axis=2) + alpha[:, None] * (1 - s) - beta[:, None] * s
+        h = m * mt
+        laplacian = h.sum(axis=2)[:, :, None] * eye - h
+        neg_hessian = laplacian + ((alpha + beta)[:, None] * s * (1 - s))[:, :, None] * eye
+        step = np.linalg.solve(neg_hessian, gradient[:, :, None])[:, :, 0]
+        theta, value, moved = _backtrack(_preference_objective, theta, value, step, (alpha, beta, upper))
+        if moved < tol:
+            break
+    return theta
+
+
+_PREFERENCE_CACHE: dict = {}
+_CACHE_LIMIT = 65536
+
+
+def _solve_and_store(depth: int, combos) -> None:
+    theta = _solve_preference(depth, np.array([c[0] + 1.0 for c in combos]), np.array([c[1] + 1.0 for c in combos]))
+    for combo, row in zip(combos, special.expit(theta)):
+        row.setflags(write=False)
+        if len(_PREFERENCE_CACHE) >= _CACHE_LIMIT:
+            _PREFERENCE_CACHE.pop(next(iter(_PREFERENCE_CACHE)))
+        _PREFERENCE_CACHE[(depth, combo)] = row
+
+
+def preference_probabilities(depth: int, n_relevant: int = 0, n_nonrelevant: int = 0) -> np.ndarray:
+    """q*_r, r = 1..depth: step (a) for one topic with |R_t| = n_relevant, |N_t| = n_nonrelevant (cached)."""
+    key = (int(depth), (int(n_relevant), int(n_nonrelevant)))
+    if key not in _PREFERENCE_CACHE:
+        _solve_and_store(key[0], [key[1]])
+    return _PREFERENCE_CACHE[key]
+
+
+def preference_table(depth: int, n_relevant, n_nonrelevant) -> np.ndarray:
+    """(T, depth) q* for every topic; combinations not yet cached are solved together in one batch."""
+    combos = list(zip(np.asarray(n_relevant, np.int64).tolist(), np.asarray(n_nonrelevant, np.int64).tolist()))
+    missing = sorted({c for c in combos if (int(depth), c) not in _PREFERENCE_CACHE})
+    if missing:
+        _solve_and_store(int(depth), missing)
+    return np.stack([_PREFERENCE_CACHE[(int(depth), c)] for c in combos])
+
+
+# --------------------------------------------------------------------------------------------------------------
+# logistic fits: (b) Platt calibration, (c) aggregation
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _logistic_newton(features, targets, weights, prior_alpha=0.0, prior_beta=0.0, ridge=0.0, max_iter=100, tol=1e-10):
+    """Batched maximum a posteriori logistic regression with soft targets.
+
+    features (B, M, F), targets (B, M) in [0, 1], weights (B, M) >= 0 (0 = not in the data). Maximizes
+    sum_m weight * [t log sigma(z) + (1 - t) log sigma(-z)] + sum_f [a log sigma(lambda_f) + b log sigma(-lambda_f)]
+    - ridge/2 |lambda|^2, z = features @ lambda. Returns (B, F).
+    """
+    x = np.asarray(features, np.float64)
+    t = np.asarray(targets, np.float64)
+    wt = np.asarray(weights, np.float64)
+    batch, _, n_features = x.shape
+    coef = np.zeros((batch, n_features))
+    eye = np.eye(n_features)
+    prior_total = prior_alpha + prior_beta
+
+    def objective(c):
+        z = np.einsum("bmf,bf->bm", x, c)
+        data = (wt * (t * _log_sigmoid(z) + (1 - t) * _log_sigmoid(-z))).sum(axis=1)
+        prior = (prior_alpha * _log_sigmoid(c) + prior_beta * _log_sigmoid(-c)).sum(axis=1) if prior_total else 0.0
+        return data + prior - 0.5 * ridge * (c * c).sum(axis=1)
+
+    value = objective(coef)
+    for _ in range(max_iter):
+        z = np.einsum("bmf,bf->bm", x, coef)
+        s = special.expit(z)
+        gradient = np.einsum("bm,bmf->bf", wt * (t - s), x) - ridge * coef
+        curvature = np.einsum("bm,bmf,bmg->bfg", wt * s * (1 - s), x, x) + ridge * eye
+        if prior_total:
+            sc = special.expit(coef)
+            gradient += prior_alpha - prior_total * sc
+            curvature += (prior_total * sc * (1 - sc))[:, :, None] * eye
+        step = np.linalg.solve(curvature + 1e-12 * eye, gradient[:, :, None])[:, :, 0]
+        coef, value, moved = _backtrack(objective, coef, value, step, ())
+        if moved < tol:
+            break
+    return coef
+
+
+def fit_platt(scores: np.ndarray, labels: np.ndarray, mask: np.ndarray | None = None, ridge: float = 1e-6):
+    """Platt (2000) sigmoid calibration for each of K experts at once: q = sigma(A_k + B_k * score).
+
+    ``scores`` (K, M), ``labels`` (M,) or (K, M) 0/1, ``mask`` (K, M) which documents each expert's fit uses
+    (default all). Targets are Platt's smoothed (N+ + 1)/(N+ + 2) and 1/(N- + 2) per expert. Returns (A, B), each
+    (K,); an expert with no data gets A = B = nan (callers leave it uncalibrated).
+    """
+    scores = np.atleast_2d(np.asarray(scores, np.float64))
+    labels = np.broadcast_to(np.asarray(labels, np.float64), scores.shape)
+    mask = np.ones(scores.shape, bool) if mask is None else np.broadcast_to(np.asarray(mask, bool), scores.shape)
+    n_pos = (mask & (labels > 0)).sum(axis=1)
+    n_neg = (mask & (labels <= 0)).sum(axis=1)
+    targets = np.where(labels > 0, ((n_pos + 1.0) / (n_pos + 2.0))[:, None], (1.0 / (n_neg + 2.0))[:, None])
+    features = np.stack([np.ones_like(scores), scores], axis=2)
+    coef = _logistic_newton(features, targets, mask.astype(np.float64), ridge=ridge)
+    empty = ~mask.any(axis=1)
+    coef[empty] = np.nan
+    return coef[:, 0], coef[:, 1]
+
+
+def fit_aggregation(features: np.ndarray, labels: np.ndarray, prior: tuple[float, float] = (1.0, 1.0), intercept: bool = True):
+    """Step (c): MAP logistic regression p = sigma(lambda_0 + sum_j lambda_j q_j) with a Beta(a, b) prior on
+    sigma(lambda) for every coefficient. ``features`` (M, K) calibrated expert probabilities, ``labels`` (M,).
+    Returns the coefficients (K + 1,) with the intercept first (or (K,) without)."""
+    q = np.asarray(features, np.float64)
+    if intercept:
+        q = np.concatenate([np.ones((len(q), 1)), q], axis=1)
+    y = np.asarray(labels, np.float64)
+    coef = _logistic_newton(q[None], y[None], np.ones((1, len(y))), prior_alpha=prior[0], prior_beta=prior[1])
+    return coef[0]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# the model
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ExpertAggregation:
+    """The Sec. 3 model as a callable ``model(universe, judged_mask, labels) -> p`` ((n,) probabilities).
+
+    The experts are the universe's runs. ``rank_prior_offset`` is the +1 of Beta(|R|+1, |N|+1); ``prior`` the
+    Beta(a, b) of the aggregation coefficients; ``calibrate`` switches step (b) off for ablations; the last fit's
+    pieces are kept in ``last_`` for inspection.
+    """
+
+    prior: tuple[float, float] = (1.0, 1.0)
+    calibrate: bool = True
+    intercept: bool = True
+    platt_ridge: float = 1e-6
+
+    def expert_features(self, universe: Universe, judged_mask: np.ndarray, labels: np.ndarray):
+        """(q_star, q): (n, K) self-reported and calibrated expert probabilities (0 where unranked)."""
+        n, depth = universe.n, universe.depth
+        labels = np.asarray(labels)
+        judged_topic = universe.topic[judged_mask]
+        judged_label = labels[judged_mask] > 0
+        n_rel = np.bincount(judged_topic[judged_label], minlength=universe.n_topics)
+        n_non = np.bincount(judged_topic[~judged_label], minlength=universe.n_topics)
+        table = preference_table(depth, n_rel, n_non)  # (T, depth)
+        rank = universe.rank[:, :n].T  # (n, K)
+        ranked = rank > 0
+        q_star = np.where(ranked, table[universe.topic[:, None], np.maximum(rank, 1) - 1], 0.0)
+        if not self.calibrate:
+            return q_star, q_star
+        train = ranked & judged_mask[:, None]  # (n, K)
+        rows = np.flatnonzero(judged_mask)
+        a, b = fit_platt(q_star[rows].T, labels[rows], train[rows].T, ridge=self.platt_ridge)
+        calibrated = special.expit(a[None, :] + b[None, :] * q_star)
+        uncalibrated = np.isnan(a)
+        calibrated[:, uncalibrated] = q_star[:, uncalibrated]
+        q = np.where(ranked, calibrated, 0.0)
+        self.last_platt_ = (a, b)
+        return q_star, q
+
+    def __call__(self, universe: Universe, judged_mask: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        judged_mask = np.asarray(judged_mask, bool)[: universe.n]
+        labels = np.asarray(labels)[: universe.n]
+        _, q = self.expert_features(universe, judged_mask, labels)
+        coef = fit_aggregation(q[judged_mask], labels[judged_mask] > 0, self.prior, self.intercept)
+        self.last_coef_ = coef
+        z = q @ coef[1:] + coef[0] if self.intercept else q @ coef
+        p = special.expit(z)
+        return np.where(judged_mask, labels > 0, p).astype(np.float64)
+
+
+def rtc(
+    docs: np.ndarray,
+    qrels: JudgedSet | None = None,
+    alpha: float = 0.95,
+    pairs=None,
+    *,
+    every: int = 10,
+    model: ExpertAggregation | None = None,
+    **kwargs,
+) -> SelectionResult:
+    """RTC: :func:`evalkit.confidence.mtc` with p_i = 0.5 until the ``every``-th judgment, then re-estimated by
+    the expert-aggregation model (experts = the runs in ``docs``) after every ``every``-th judgment."""
+    model = ExpertAggregation() if model is None else model
+    return mtc(docs, qrels, alpha, pairs, reestimate=model, every=every, **kwargs)

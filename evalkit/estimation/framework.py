@@ -1,0 +1,268 @@
+"""The two-stage estimation framework of Lu, Moffat and Culpepper (2017), Algorithm 1, Eqs. 6-9.
+
+Setting, for one topic: n contributing runs, each cut at the metric depth k; the *system matrix* lists, for every
+document D in their top k, its rank p_{D,i} in run i (0 here when run i did not retrieve D in its top k). J is the
+set of judged documents (a shallow pool, or a two-strata sample), r_D their gains; m rank-level models
+(:mod:`.gain_models`) give a gain g0^l_j for rank j = 1..k.
+
+Stage one (Eq. 6), per model l, a per-document background gain that no longer depends on the run::
+
+    h1^l(D) = sum_{i=1..n} g0^l_{p_{D,i}} * w1^l_i,      w1^l in [0,1]^n,  sum_i w1^l_i = 1
+
+where a run that did not retrieve D in its top k contributes the model's gain at depth k, g0^l_k.
+
+Stage two (Eq. 9), a weighted average of the m stage-one gains::
+
+    h2(D) = sum_{l=1..m} h1^l(D) * w2_l,                 w2 in [0,1]^m,   sum_l w2_l = 1
+
+Losses, over the judged documents only (rebuilt from the PDF; the squares sit outside the sums over ranks, as
+in the authors' scripts, which minimize the norm of the per-run score errors):
+
+Eq. 7, system level -- the error of every run's weighted-precision score over J::
+
+    La(w) = sum_{i=1..n} ( sum_{j<=k, s_{j,i} in J} W(j) * (h(s_{j,i}; w) - r_{j,i}) )^2
+
+Eq. 8, document level -- the error of every judged document's total weighted gain, each document once::
+
+    Lb(w) = sum_{D in J} ( sum_{i=1..n} W(p_{D,i}) * (h(D; w) - r_D) )^2
+
+with W(p) = 0 when the run did not retrieve D in its top k, and h = h1^l (stage one, w = w1^l) or h2 (stage two,
+w = w2); the same loss is used at both stages (the paper's La and Lb). Both losses are linear least squares in
+the weights: with G[D, c] the gain column c gives document D (run c under model l at stage one; model c at stage
+two) and Wm[i, D] = W(p_{D,i}),
+
+    La = || Wm_J G_J w - Wm_J r_J ||^2,      Lb = || diag(c_J) G_J w - c_J * r_J ||^2,   c_D = sum_i Wm[i, D]
+
+so each fit is a convex quadratic program on the probability simplex, solved by :func:`simplex_lstsq`
+(``scipy.optimize.minimize(method="SLSQP")`` with the analytic gradient and the equality constraint
+sum(w) = 1, bounds [0, 1]; ~10-20 ms for n = 72). The minimizer need not be unique (the design matrices are
+rank-deficient); SLSQP from the uniform start picks one deterministically.
+
+Everything per topic is an array operation over the (documents x runs) system matrix; the only Python loops are
+over topics and models.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize
+
+from ..collection import Collection, JudgedSet
+from .metrics import gains as _gains
+from .pools import contributing_runs, run_mask
+
+__all__ = [
+    "LOSSES",
+    "TopicMatrix",
+    "SystemMatrix",
+    "system_matrix",
+    "simplex_lstsq",
+    "design",
+    "TopicFit",
+    "FrameworkFit",
+    "fit_framework",
+    "document_gains",
+]
+
+LOSSES = ("a", "b")
+
+
+@dataclass(frozen=True)
+class TopicMatrix:
+    """One topic's system matrix: ``docs`` (U,) sorted doc ids in the top k of the pool runs; ``ranks`` (U, n)
+    1-based rank of each in each pool run, 0 = not retrieved in the top k."""
+
+    docs: np.ndarray
+    ranks: np.ndarray
+
+
+@dataclass(frozen=True)
+class SystemMatrix:
+    """The system matrices of every topic for the pool runs ``runs`` (S,) bool, cut at ``depth`` = k."""
+
+    runs: np.ndarray
+    depth: int
+    topics: tuple
+
+    @property
+    def n_runs(self) -> int:
+        return int(self.runs.sum())
+
+
+def system_matrix(collection: Collection, depth: int = 100, runs=None) -> SystemMatrix:
+    """Build the per-topic system matrices of ``runs`` (default: the contributing runs) to depth ``depth``."""
+    mask = run_mask(collection, runs) if runs is not None else contributing_runs(collection)
+    docs = collection.docs[mask][:, :, :depth]
+    n = docs.shape[0]
+    topics = []
+    for t in range(collection.n_topics):
+        d = docs[:, t, :]
+        valid = d >= 0
+        unique, inverse = np.unique(d[valid], return_inverse=True)
+        run_index, rank_index = np.nonzero(valid)
+        ranks = np.zeros((len(unique), n), np.int16)
+        ranks[inverse, run_index] = rank_index + 1
+        topics.append(TopicMatrix(docs=unique.astype(np.int32), ranks=ranks))
+    return SystemMatrix(runs=mask, depth=int(depth), topics=tuple(topics))
+
+
+# ------------------------------------------------------------------------------------------------ the solver
+
+
+def simplex_lstsq(A: np.ndarray, b: np.ndarray, tol: float = 1e-12, maxiter: int = 500) -> np.ndarray:
+    """``argmin_w ||A w - b||^2`` subject to ``w >= 0, sum(w) = 1`` (SLSQP on the normal equations).
+
+    The objective is scaled to be O(1) at the uniform start so that ``tol`` is relative. A problem with A = 0
+    (nothing to fit) returns the uniform weights.
+    """
+    A = np.asarray(A, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    n = A.shape[1]
+    w0 = np.full(n, 1.0 / n)
+    if n == 1:
+        return np.ones(1)
+    Q = A.T @ A
+    q = A.T @ b
+    bb = float(b @ b)
+    scale = max(float(np.sum((A @ w0 - b) ** 2)), bb, 1e-300)
+    if not np.any(Q):
+        return w0
+    Q, q, bb = Q / scale, q / scale, bb / scale
+
+    def objective(w):
+        return float(w @ Q @ w - 2.0 * q @ w + bb)
+
+    def gradient(w):
+        return 2.0 * (Q @ w - q)
+
+    ones = np.ones(n)
+    res = optimize.minimize(
+        objective, w0, jac=gradient, method="SLSQP", bounds=[(0.0, 1.0)] * n,
+        constraints=[{"type": "eq", "fun": lambda w: w.sum() - 1.0, "jac": lambda w: ones}],
+        options={"ftol": tol, "maxiter": maxiter},
+    )
+    w = np.clip(res.x, 0.0, None)
+    total = w.sum()
+    w = w / total if total > 0 else w0
+    return w if objective(w) <= objective(w0) else w0
+
+
+def design(loss: str, G_judged: np.ndarray, W_judged: np.ndarray, r_judged: np.ndarray):
+    """``(A, b)`` of Eq. 7 (``loss="a"``) or Eq. 8 (``loss="b"``) from the judged rows: ``G_judged`` (|J|, c) gain
+    of each judged document under each column, ``W_judged`` (|J|, n) metric weight of its rank in each pool run,
+    ``r_judged`` (|J|,) its gain."""
+    if loss == "a":
+        return W_judged.T @ G_judged, W_judged.T @ r_judged
+    if loss == "b":
+        c = W_judged.sum(axis=1)
+        return c[:, None] * G_judged, c * r_judged
+    raise ValueError(f"loss must be 'a' (Eq. 7) or 'b' (Eq. 8); got {loss!r}")
+
+
+@dataclass(frozen=True)
+class TopicFit:
+    """One topic's fit: ``w1`` (m, n), ``w2`` (m,), stage-one gains ``g1`` (U, m), final gains ``h2`` (U,), and the
+    gains of a document no pool run retrieved (``g1_default`` (m,), ``h2_default``)."""
+
+    w1: np.ndarray
+    w2: np.ndarray
+    g1: np.ndarray
+    h2: np.ndarray
+    g1_default: np.ndarray
+    h2_default: float
+
+
+@dataclass(frozen=True)
+class FrameworkFit:
+    """Per-topic fits of Algorithm 1 with one loss, on one system matrix."""
+
+    loss: str
+    matrix: SystemMatrix
+    topics: tuple
+
+    def document_gains(self, t: int, docs: np.ndarray) -> np.ndarray:
+        """h2 of each doc id in ``docs`` (any shape) for topic t; documents outside the system matrix get the
+        gain of a document no pool run retrieved."""
+        tm, fit = self.matrix.topics[t], self.topics[t]
+        return _lookup(tm.docs, fit.h2, fit.h2_default, docs)
+
+
+def _lookup(keys: np.ndarray, values: np.ndarray, default: float, query: np.ndarray) -> np.ndarray:
+    if not len(keys):
+        return np.full(np.shape(query), default, dtype=np.float64)
+    pos = np.minimum(np.searchsorted(keys, query), len(keys) - 1)
+    return np.where(keys[pos] == query, values[pos], default)
+
+
+def fit_framework(
+    matrix: SystemMatrix,
+    judgments: JudgedSet,
+    curves: np.ndarray,
+    weights: np.ndarray,
+    loss: str = "b",
+    max_grade: int = 1,
+    topics=None,
+) -> FrameworkFit:
+    """Algorithm 1 (steps 4-15) for every topic, with loss ``"a"`` (Eq. 7) or ``"b"`` (Eq. 8) at both stages.
+
+    ``curves`` (T, m, k) are the rank-level model gains g0 (:func:`.gain_models.fit_gain_models`), ``weights``
+    (k,) the metric's W(1..k), k = ``matrix.depth``. ``topics`` restricts the fit (others get zero gains), e.g. to
+    the topics the adjust-or-not rule selects; by default every topic is fitted.
+    """
+    if loss not in LOSSES:
+        raise ValueError(f"loss must be one of {LOSSES}; got {loss!r}")
+    k = matrix.depth
+    weights = np.asarray(weights, dtype=np.float64)
+    if len(weights) != k or curves.shape[-1] != k:
+        raise ValueError(f"weights and curves must cover the matrix depth {k}")
+    n, m = matrix.n_runs, curves.shape[1]
+    selected = np.ones(len(matrix.topics), bool) if topics is None else run_mask_like(topics, len(matrix.topics))
+    fits = []
+    for t, tm in enumerate(matrix.topics):
+        if not selected[t] or not len(tm.docs):
+            fits.append(_empty_fit(len(tm.docs), n, m))
+            continue
+        grade = judgments.lookup(np.full(len(tm.docs), t, np.int32), tm.docs)
+        judged = grade >= 0
+        r = _gains(grade[judged], max_grade)
+        rank_or_k = np.where(tm.ranks > 0, tm.ranks, k) - 1  # (U, n) index into the curves
+        W_all = np.where(tm.ranks > 0, weights[np.maximum(tm.ranks, 1) - 1], 0.0)
+        W_judged = W_all[judged]
+        w1 = np.zeros((m, n))
+        g1 = np.zeros((len(tm.docs), m))
+        for l in range(m):
+            G = curves[t, l][rank_or_k]  # (U, n): g0^l at each run's rank of each document
+            A, b = design(loss, G[judged], W_judged, r)
+            w1[l] = simplex_lstsq(A, b) if judged.any() else np.full(n, 1.0 / n)
+            g1[:, l] = G @ w1[l]
+        g1_default = curves[t, :, k - 1].copy()
+        A, b = design(loss, g1[judged], W_judged, r)
+        w2 = simplex_lstsq(A, b) if judged.any() else np.full(m, 1.0 / m)
+        fits.append(TopicFit(w1=w1, w2=w2, g1=g1, h2=g1 @ w2, g1_default=g1_default,
+                             h2_default=float(g1_default @ w2)))
+    return FrameworkFit(loss=loss, matrix=matrix, topics=tuple(fits))
+
+
+def run_mask_like(topics, n_topics: int) -> np.ndarray:
+    topics = np.asarray(topics)
+    if topics.dtype == bool:
+        return topics
+    mask = np.zeros(n_topics, bool)
+    mask[topics] = True
+    return mask
+
+
+def _empty_fit(n_docs: int, n: int, m: int) -> TopicFit:
+    return TopicFit(w1=np.full((m, n), 1.0 / max(n, 1)), w2=np.full(m, 1.0 / max(m, 1)), g1=np.zeros((n_docs, m)),
+                    h2=np.zeros(n_docs), g1_default=np.zeros(m), h2_default=0.0)
+
+
+def document_gains(fit: FrameworkFit, docs: np.ndarray) -> np.ndarray:
+    """(S, T, D) framework gain h2 of every document in ``docs`` (S, T, D) doc ids (NaN where doc < 0)."""
+    out = np.full(docs.shape, np.nan)
+    for t in range(docs.shape[1]):
+        d = docs[:, t, :]
+        out[:, t, :] = np.where(d >= 0, fit.document_gains(t, d), np.nan)
+    return out

@@ -1,0 +1,1 @@
+"""One module a paper: pure functions returning DataFrames, called by the notebooks."""

@@ -1,0 +1,598 @@
+"""Inferred measures from sampled judgments, with NIST ``sample_eval.pl`` semantics, and the variance of infAP.
+
+Sources: Yilmaz, Kanoulas and Aslam, "A simple and efficient sampling method for estimating AP and NDCG",
+SIGIR 2008 (Sec. 2 and Appendix: variance of infAP; Sec. 3: xinfAP; Sec. 4: infNDCG), and NIST's
+``sample_eval.pl`` (the version of 10 Oct 2011), which defines the measures in practice. What ``sample_eval.pl``
+does, and what this module does the same way:
+
+* **Pool** = the documents in the sampled qrels (every line, whatever its grade); each has a stratum. A qrels line
+  with grade >= 0 is *sampled* (judged), grade -1 is pooled but not sampled. A retrieved document that is not in
+  the qrels is outside the pool: it counts as nonrelevant and is never estimated.
+* **Per topic and stratum** s: N_s = pooled documents, n_s = sampled documents, r_s = sampled relevant (grade > 0)
+  documents, r_s(g) = sampled documents of grade g. Inclusion probability of stratum s: n_s / N_s.
+* **Estimated R** ``R̂ = sum_s r_s N_s / n_s`` (strata with n_s = 0 contribute nothing; no smoothing).
+* **xinfAP** ("infAP" in ``sample_eval``'s output). At a sampled relevant document at rank k, with
+  N_s^{<k}, n_s^{<k}, r_s^{<k} the pooled / sampled / sampled-relevant documents of stratum s *above* rank k in
+  this ranking::
+
+      PC_k = ( 1 + sum_s N_s^{<k} (r_s^{<k} + eps) / (n_s^{<k} + 2 eps) ) / k,     eps = 0.00001
+
+  (the script's ``1/k + (num_depth100/k) * sum_s (N_s^{<k}/num_depth100) * smoothed precision``, simplified: the
+  documents above k that are not in the pool contribute 0). Then::
+
+      xinfAP = sum_s (R̂_s / R̂) * (sum of PC_k over the sampled relevant retrieved docs of s) / r_s
+             = sum_{sampled relevant retrieved k} (N_{s(k)} / n_{s(k)}) * PC_k / R̂
+
+  (0 when R̂ = 0). With one stratum this is trec_eval's infAP; with every pooled document sampled and eps = 0 it
+  is AP exactly.
+* **infP@k** = ``sum_s N_s^{<=k} (r_s^{<=k} + eps) / (n_s^{<=k} + 2 eps) / k`` (counts over the top k; a ranking
+  shorter than k uses its full length, as the script's fill-in does). ``infRelRet@k`` is the numerator (the
+  script's ``inum_rel_ret``, k = the evaluation depth when no cut-off is given).
+* **infNDCG@k**: DCG with gain = grade and discount 1/log2(rank + 1)::
+
+      DCG^ = sum_s N_s^{<=k} * (sum of gain/log2(rank+1) over sampled retrieved docs of s in the top k) / n_s^{<=k}
+
+  (strata with n_s^{<=k} = 0 contribute nothing), divided by the ideal DCG built from the estimated number of
+  documents per grade, ``R̂(g) = sum_s r_s(g) N_s / n_s``, each *rounded to the nearest integer*
+  (``int(x + 0.5)``, NIST's change of 10 Oct 2011), sorted by grade descending and cut at k. ``infNDCG`` without a
+  cut-off is the script's measure: rankings and the ideal list cut at ``max_rank`` (1000). Known difference: the
+  script's ideal-DCG loop, once the cut-off is passed, still adds one term per further grade (a loop-exit
+  quirk that only shows when more than ``max_rank`` documents are estimated relevant); here the ideal list is
+  cut cleanly.
+* Rankings are in trec_eval order (score descending, docno descending), as the collection stores them, and cut at
+  ``max_rank`` (the script's ``$maxResultSize = 1000``).
+* ``gains`` maps grades to gains like the script's ``-G`` option (relevance is then gain > 0).
+
+trec_eval's ``infAP`` (measure ``"trec_infAP"``): strata are ignored; at a relevant document at rank k,
+``PC_k = (1 + P^{<k} (r^{<k} + eps) / (j^{<k} + 2 eps)) / k`` with P = pooled (in the qrels, any grade), j = judged
+(grade >= 0) and r = relevant (grade >= 1) documents above k, and the sum is divided by the number of judged
+relevant documents; documents not in the qrels are nonrelevant, grade -1 ones are estimated (trec_eval's
+``m_infAP.c``). All of a ranking is used (no cut at 1000).
+
+Topics: per-topic values are returned for every (run, topic); a run that retrieved nothing for a topic gets 0
+(``collection.retrieved`` says which pairs trec_eval / sample_eval would score); a topic with no line in the
+sampled qrels gets NaN (neither tool scores it).
+
+Everything is vectorized over runs x topics x ranks: the pooled documents of all rankings are found with one
+gather, and the counts "above rank k" are prefix sums along the rankings.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .collection import Collection, JudgedSet
+from .io import Qrels
+
+__all__ = [
+    "EPSILON",
+    "MAX_RANK",
+    "inferred_measures",
+    "estimated_relevant",
+    "estimated_grade_counts",
+    "ideal_dcg",
+    "trec_infap",
+    "infap_variance",
+    "InfAPVariance",
+    "qrels_statistics",
+    "QrelsStatistics",
+]
+
+EPSILON = 0.00001  # sample_eval.pl / trec_eval INFAP_EPSILON: (r + eps) / (n + 2 eps)
+MAX_RANK = 1000  # sample_eval.pl $maxResultSize
+
+_MEASURE = re.compile(r"^(?P<name>[A-Za-z_]+)(?:@(?P<k>\d+))?$")
+_KNOWN = {
+    "infap": "infAP",
+    "xinfap": "infAP",
+    "trec_infap": "trec_infAP",
+    "infndcg": "infNDCG",
+    "infp": "infP",
+    "infr": "infR",
+    "infrelret": "infRelRet",
+}
+
+
+# -------------------------------------------------------------------------------------- qrels statistics
+
+
+@dataclass(frozen=True)
+class QrelsStatistics:
+    """Per-topic, per-stratum counts of a sampled qrels (what ``sample_eval.pl`` computes first).
+
+    ``stratum_index`` maps each qrels line to 0..C-1 (strata in increasing label order; one stratum when the
+    qrels have no stratum column). ``pooled`` N, ``sampled`` n, ``relevant`` r are (T, C); ``by_gain`` is
+    (T, C, G) counts of sampled documents per positive gain value ``gain_values`` (descending).
+    """
+
+    labels: np.ndarray  # (C,) stratum labels
+    stratum_index: np.ndarray  # (Q,)
+    sampled: np.ndarray  # (Q,) bool: grade >= 0
+    gain: np.ndarray  # (Q,) float: mapped gain of sampled docs, 0 otherwise
+    pooled: np.ndarray  # (T, C)
+    n_sampled: np.ndarray  # (T, C)
+    n_relevant: np.ndarray  # (T, C)
+    gain_values: np.ndarray  # (G,) descending, > 0
+    by_gain: np.ndarray  # (T, C, G)
+
+    @property
+    def n_strata(self) -> int:
+        return len(self.labels)
+
+    @property
+    def weights(self) -> np.ndarray:
+        """(T, C) inverse inclusion probabilities N_s / n_s (0 where n_s = 0)."""
+        return np.divide(self.pooled, self.n_sampled, out=np.zeros(self.pooled.shape), where=self.n_sampled > 0)
+
+
+def _as_judged(qrels, collection: Collection | None = None) -> JudgedSet:
+    if qrels is None:
+        if collection is None:
+            raise ValueError("qrels are required")
+        return collection.qrels
+    if hasattr(qrels, "qrels") and isinstance(getattr(qrels, "qrels"), JudgedSet):  # SampleResult
+        return qrels.qrels
+    if isinstance(qrels, Qrels):
+        if collection is None:
+            raise ValueError("file qrels need a collection to be aligned with; pass a JudgedSet")
+        return collection.align_qrels(qrels)
+    if isinstance(qrels, JudgedSet):
+        if collection is not None and (qrels.n_topics != collection.n_topics
+                                       or qrels.n_docs != len(collection.vocabulary)):
+            raise ValueError("qrels are not aligned with this collection (topics or vocabulary differ)")
+        return qrels
+    raise TypeError(f"expected JudgedSet, Qrels or SampleResult, got {type(qrels).__name__}")
+
+
+def _mapped_gains(grade: np.ndarray, gains: Mapping | None) -> np.ndarray:
+    out = np.where(grade > 0, grade, 0).astype(np.float64)
+    if gains:
+        keys = np.array(list(gains.keys()), np.int64)
+        values = np.array(list(gains.values()), np.float64)
+        order = np.argsort(keys)
+        keys, values = keys[order], values[order]
+        pos = np.minimum(np.searchsorted(keys, grade), len(keys) - 1)
+        hit = (keys[pos] == grade) & (grade >= 0)
+        out = np.where(hit, values[pos], out)
+    return np.where(grade >= 0, np.maximum(out, 0.0), 0.0)
+
+
+def qrels_statistics(sampled_qrels, gains: Mapping | None = None) -> QrelsStatistics:
+    """Per-topic, per-stratum counts N, n, r and r(g) of a sampled qrels (no stratum column = one stratum)."""
+    q = _as_judged(sampled_qrels)
+    T = q.n_topics
+    if q.stratum is None or not len(q):
+        labels = np.zeros(1, np.int64)
+        cidx = np.zeros(len(q), np.int64)
+    else:
+        labels, cidx = np.unique(q.stratum, return_inverse=True)
+    C = len(labels)
+    sampled = q.grade >= 0
+    gain = _mapped_gains(q.grade.astype(np.int64), gains)
+    group = q.topic.astype(np.int64) * C + cidx
+    pooled = np.bincount(group, minlength=T * C).reshape(T, C)
+    n_sampled = np.bincount(group[sampled], minlength=T * C).reshape(T, C)
+    relevant = gain > 0
+    n_relevant = np.bincount(group[relevant], minlength=T * C).reshape(T, C)
+    gain_values, gidx = np.unique(gain[relevant], return_inverse=True)
+    gain_values, gidx = gain_values[::-1], len(gain_values) - 1 - gidx
+    G = len(gain_values)
+    by_gain = np.bincount(group[relevant] * G + gidx, minlength=T * C * G).reshape(T, C, G)
+    return QrelsStatistics(labels, cidx, sampled, gain, pooled, n_sampled, n_relevant, gain_values, by_gain)
+
+
+def estimated_grade_counts(sampled_qrels, gains: Mapping | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(gain values descending (G,), (T, G) estimated number of documents of each gain: sum_s r_s(g) N_s / n_s)."""
+    st = sampled_qrels if isinstance(sampled_qrels, QrelsStatistics) else qrels_statistics(sampled_qrels, gains)
+    return st.gain_values, np.einsum("tcg,tc->tg", st.by_gain, st.weights)
+
+
+def estimated_relevant(sampled_qrels, gains: Mapping | None = None) -> np.ndarray:
+    """(T,) estimated number of relevant documents per topic, ``R̂ = sum_s r_s N_s / n_s`` (``inum_rel``)."""
+    st = sampled_qrels if isinstance(sampled_qrels, QrelsStatistics) else qrels_statistics(sampled_qrels, gains)
+    return (st.n_relevant * st.weights).sum(axis=1)
+
+
+def _discount_prefix(k: int) -> np.ndarray:
+    """H[m] = sum_{r=1}^{m} 1/log2(r+1), m = 0..k."""
+    return np.concatenate([[0.0], np.cumsum(1.0 / np.log2(np.arange(2, k + 2)))])
+
+
+def ideal_dcg(sampled_qrels, k: int, gains: Mapping | None = None) -> np.ndarray:
+    """(T,) ideal DCG@k from the estimated count of documents per grade, each rounded to the nearest integer."""
+    st = sampled_qrels if isinstance(sampled_qrels, QrelsStatistics) else qrels_statistics(sampled_qrels, gains)
+    values, est = estimated_grade_counts(st)
+    counts = np.floor(est + 0.5).astype(np.int64)  # perl int(x + 0.5), x >= 0
+    ends = np.minimum(np.cumsum(counts, axis=1), k)
+    starts = np.minimum(ends - counts, k)
+    starts = np.maximum(starts, 0)
+    H = _discount_prefix(k)
+    return ((H[ends] - H[starts]) * values[None, :]).sum(axis=1)
+
+
+# --------------------------------------------------------------------------------- pooled entries lookup
+
+_DENSE_LIMIT = 1 << 25  # topic x vocabulary tables up to 32M entries (128 MB) are built per call
+_INDEX_CACHE: dict[int, "_EntryIndex"] = {}
+
+
+class _EntryIndex:
+    """For one ``docs`` array: how to find, for every (run, topic, rank), the qrels line of its document.
+
+    Dense mode (small topic x vocabulary space): flat int32 keys ``topic * V + doc``, looked up in a per-call
+    table. Pair mode: every distinct (topic, doc) pair of the rankings numbered once (a hash factorization), so a
+    lookup is a small table of pairs.
+    """
+
+    def __init__(self, docs: np.ndarray, n_topics: int, n_docs: int):
+        self.shape = docs.shape
+        self.space = n_topics * n_docs
+        flat_docs = docs.reshape(-1)
+        topic = np.broadcast_to(np.arange(n_topics, dtype=np.int64)[None, :, None], docs.shape).reshape(-1)
+        valid = flat_docs >= 0
+        if self.space < _DENSE_LIMIT:
+            self.mode = "dense"
+            keys = topic.astype(np.int32) * np.int32(n_docs) + flat_docs
+            self.keys = np.where(valid, keys, np.int32(self.space)).astype(np.int32)
+        else:
+            import pandas as pd
+
+            self.mode = "pairs"
+            keys = topic * n_docs + flat_docs
+            codes, uniques = pd.factorize(keys[valid], sort=True)
+            self.pairs = np.asarray(uniques, np.int64)
+            inv = np.full(len(flat_docs), len(self.pairs), np.int32)
+            inv[valid] = codes
+            self.inv = inv
+
+    def lookup(self, qrels_keys: np.ndarray) -> np.ndarray:
+        """(S*T*D,) int32 index of each entry's document in the qrels (sorted keys), -1 when not in the qrels."""
+        idx = np.arange(len(qrels_keys), dtype=np.int32)
+        if self.mode == "dense":
+            table = np.full(self.space + 1, -1, np.int32)
+            table[qrels_keys] = idx
+            return table[self.keys]
+        table = np.full(len(self.pairs) + 1, -1, np.int32)
+        pos = np.searchsorted(self.pairs, qrels_keys)
+        pos_c = np.minimum(pos, max(len(self.pairs) - 1, 0))
+        found = (pos < len(self.pairs)) & (self.pairs[pos_c] == qrels_keys) if len(self.pairs) else pos < 0
+        table[pos_c[found]] = idx[found]
+        return table[self.inv]
+
+
+def _entry_index(collection: Collection) -> _EntryIndex:
+    docs = collection.docs
+    key = id(docs)
+    hit = _INDEX_CACHE.get(key)
+    if hit is not None and hit.shape == docs.shape and hit.space == collection.n_topics * len(collection.vocabulary):
+        return hit
+    index = _EntryIndex(docs, collection.n_topics, len(collection.vocabulary))
+    _INDEX_CACHE[key] = index
+    try:
+        weakref.finalize(docs, _INDEX_CACHE.pop, key, None)
+    except TypeError:  # not weak-referenceable: keep only this one entry
+        pass
+    return index
+
+
+@dataclass
+class _Entries:
+    """The retrieved documents that are in the qrels, in (run, topic, rank) order."""
+
+    row: np.ndarray  # int64 run * T + topic
+    rank: np.ndarray  # int64, 0-based
+    q: np.ndarray  # int64 qrels line
+    start: np.ndarray  # int64 index of the first entry of the same row
+    n_rows: int
+
+
+def _entries(collection: Collection, qrels: JudgedSet, max_rank: int | None) -> _Entries:
+    S, T, D = collection.docs.shape
+    qidx = _entry_index(collection).lookup(qrels.keys)
+    if max_rank is not None and max_rank < D:
+        qidx = qidx.reshape(S * T, D)[:, :max_rank]
+        D_used = max_rank
+    else:
+        D_used = D
+    flat = np.flatnonzero(qidx.reshape(-1) >= 0)
+    q = qidx.reshape(-1)[flat].astype(np.int64)
+    row, rank = np.divmod(flat, D_used)
+    n = len(row)
+    first = np.ones(n, bool)
+    if n:
+        first[1:] = row[1:] != row[:-1]
+    start = np.maximum.accumulate(np.where(first, np.arange(n), 0)) if n else np.zeros(0, np.int64)
+    return _Entries(row=row, rank=rank, q=q, start=start, n_rows=S * T)
+
+
+def _prefix_above(mask: np.ndarray, at: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """For entries ``at``: how many entries in [start[at], at) have ``mask`` (counts above, same ranking)."""
+    cs = np.zeros(len(mask) + 1, np.int64)
+    np.cumsum(mask, out=cs[1:])
+    return cs[at] - cs[start[at]]
+
+
+def _smoothed(N, r, n, eps):
+    """N (r + eps) / (n + 2 eps), 0 where N == 0 (or 0/0 when eps == 0)."""
+    den = n + 2.0 * eps
+    return np.divide(N * (r + eps), den, out=np.zeros(np.broadcast(N, r, n).shape), where=(den > 0) & (N > 0))
+
+
+# ------------------------------------------------------------------------------------------- kernels
+
+
+def _xinfap(e: _Entries, st: QrelsStatistics, T: int, eps: float, rank_limit: int | None) -> np.ndarray:
+    sel = np.ones(len(e.q), bool) if rank_limit is None else e.rank < rank_limit
+    c = st.stratum_index[e.q]
+    samp = st.sampled[e.q]
+    rel = (st.gain[e.q] > 0) & sel
+    at = np.flatnonzero(rel)
+    total = np.zeros(len(at))
+    for s in range(st.n_strata):
+        in_s = c == s if st.n_strata > 1 else np.ones(len(c), bool)
+        N_above = _prefix_above(in_s, at, e.start)
+        n_above = _prefix_above(in_s & samp, at, e.start)
+        r_above = _prefix_above(in_s & (st.gain[e.q] > 0), at, e.start)
+        total += _smoothed(N_above, r_above, n_above, eps)
+    k = e.rank[at] + 1.0
+    prec = (1.0 + total) / k
+    topic = e.row[at] % T
+    w = st.weights[topic, c[at]]
+    sums = np.bincount(e.row[at], weights=w * prec, minlength=e.n_rows).reshape(-1, T)
+    R = estimated_relevant(st)
+    return np.divide(sums, R[None, :], out=np.zeros(sums.shape), where=R[None, :] > 0)
+
+
+def _trec_prec(e: _Entries, q: JudgedSet, eps: float):
+    """trec_eval infAP: (at, prec, D_above, j_above, r_above) at relevant (grade >= 1) entries."""
+    grade = q.grade[e.q]
+    judged = grade >= 0
+    relevant = grade >= 1
+    at = np.flatnonzero(relevant)
+    D = (at - e.start[at]).astype(np.int64)  # pooled above = entries above in the same ranking
+    j = _prefix_above(judged, at, e.start)
+    r = _prefix_above(relevant, at, e.start)
+    k = e.rank[at] + 1.0
+    prec = (1.0 + _smoothed(D, r, j, eps)) / k
+    return at, prec, D, j, r, k
+
+
+def _trec_infap(e: _Entries, q: JudgedSet, T: int, eps: float) -> np.ndarray:
+    at, prec, *_ = _trec_prec(e, q, eps)
+    sums = np.bincount(e.row[at], weights=prec, minlength=e.n_rows).reshape(-1, T)
+    n_rel = q.counts(1)
+    return np.divide(sums, n_rel[None, :], out=np.zeros(sums.shape), where=n_rel[None, :] > 0)
+
+
+def _counts_top(e: _Entries, st: QrelsStatistics, k: int, C: int):
+    """(rows, C) pooled, sampled, sampled-relevant counts and discounted gain sums over ranks < k."""
+    top = e.rank < k
+    q = e.q[top]
+    c = st.stratum_index[q]
+    group = e.row[top] * C + c
+    size = e.n_rows * C
+    N = np.bincount(group, minlength=size).reshape(-1, C)
+    n = np.bincount(group[st.sampled[q]], minlength=size).reshape(-1, C)
+    g = st.gain[q]
+    relevant = g > 0
+    r = np.bincount(group[relevant], minlength=size).reshape(-1, C)
+    dg = np.bincount(group[relevant], weights=g[relevant] / np.log2(e.rank[top][relevant] + 2.0),
+                     minlength=size).reshape(-1, C)
+    return N, n, r, dg
+
+
+# ------------------------------------------------------------------------------------------------ API
+
+
+def _parse(measure: str, depth: int) -> tuple[str, int | None]:
+    m = _MEASURE.match(measure.replace(" ", ""))
+    if not m or m["name"].lower() not in _KNOWN:
+        raise ValueError(
+            f"unknown inferred measure {measure!r}; known: infAP (= xinfAP), trec_infAP, infNDCG[@k], infP@k, "
+            "infRelRet[@k], infR"
+        )
+    name = _KNOWN[m["name"].lower()]
+    k = int(m["k"]) if m["k"] else None
+    if k is not None and k < 1:
+        raise ValueError(f"cut-off must be >= 1 in {measure!r}")
+    if name == "infP" and k is None:
+        raise ValueError("infP needs a cut-off, e.g. infP@10")
+    if name in ("infAP", "trec_infAP", "infR") and k is not None:
+        raise ValueError(f"{name} takes no cut-off")
+    return name, k
+
+
+def inferred_measures(
+    collection: Collection,
+    sampled_qrels=None,
+    measures: Sequence[str] = ("infAP", "infNDCG@100", "infP@10"),
+    *,
+    epsilon: float = EPSILON,
+    max_rank: int | None = MAX_RANK,
+    gains: Mapping | None = None,
+) -> dict[str, np.ndarray]:
+    """Inferred measures of every run on every topic: ``{measure name: (S, T) float64 array}``.
+
+    ``sampled_qrels``: a :class:`~evalkit.collection.JudgedSet` (stratum column optional: none = one stratum),
+    a :class:`~evalkit.sampling.SampleResult`, file :class:`~evalkit.io.Qrels`, or None (the collection's own).
+    ``measures``: ``infAP`` (alias ``xinfAP``: sample_eval's extended inferred AP), ``trec_infAP`` (trec_eval's
+    infAP, strata ignored, whole ranking), ``infNDCG`` / ``infNDCG@k``, ``infP@k``, ``infRelRet`` /
+    ``infRelRet@k`` (estimated relevant retrieved), ``infR`` (estimated R per topic, repeated over runs).
+    ``epsilon``: the smoothing constant (sample_eval and trec_eval use 0.00001; 0 turns smoothing off).
+    ``max_rank``: rankings are cut here (sample_eval's 1000; None = all). ``gains``: grade -> gain (``-G``).
+    See the module docstring for the formulas.
+    """
+    if isinstance(measures, str):
+        measures = [measures]
+    q = _as_judged(sampled_qrels, collection)
+    S, T, D = collection.docs.shape
+    depth = D if max_rank is None else min(max_rank, D)
+    parsed = [(m, *_parse(m, depth)) for m in measures]
+    st = qrels_statistics(q, gains)
+    C = st.n_strata
+    e = _entries(collection, q, None)
+    has_qrels = np.bincount(q.topic, minlength=T) > 0
+    out: dict[str, np.ndarray] = {}
+    cache: dict = {}
+    for label, name, k in parsed:
+        if name == "infAP":
+            value = _xinfap(e, st, T, epsilon, depth)
+        elif name == "trec_infAP":
+            value = _trec_infap(e, q, T, epsilon)
+        elif name == "infR":
+            value = np.broadcast_to(estimated_relevant(st), (S, T)).copy()
+        else:
+            cut = depth if k is None else min(k, depth)
+            if cut not in cache:
+                cache[cut] = _counts_top(e, st, cut, C)
+            N, n, r, dg = cache[cut]
+            if name in ("infP", "infRelRet"):
+                rel_ret = _smoothed(N, r, n, epsilon).sum(axis=1).reshape(S, T)
+                value = rel_ret / k if name == "infP" else rel_ret
+            else:  # infNDCG
+                kk = depth if k is None else k
+                dcg = (np.divide(N * dg, n, out=np.zeros(N.shape), where=n > 0)).sum(axis=1).reshape(S, T)
+                ideal = ideal_dcg(st, kk)
+                value = np.divide(dcg, ideal[None, :], out=np.zeros(dcg.shape), where=ideal[None, :] > 0)
+        value = np.where(has_qrels[None, :], value, np.nan)
+        out[label] = value
+    return out
+
+
+def trec_infap(collection: Collection, qrels=None, epsilon: float = EPSILON) -> np.ndarray:
+    """(S, T) trec_eval's ``infAP`` (see the module docstring); equals ``pytrec_eval``'s on trec_eval's topics."""
+    return inferred_measures(collection, qrels, ["trec_infAP"], epsilon=epsilon, max_rank=None)["trec_infAP"]
+
+
+# ------------------------------------------------------------------------------------------- variance
+
+
+@dataclass(frozen=True)
+class InfAPVariance:
+    """infAP with its variance and normal confidence intervals (Yilmaz et al. 2008, Sec. 2 and Appendix).
+
+    Per (run, topic): ``infap``, ``var_cutoffs`` (component 1, from sampling the cut-off levels),
+    ``var_precisions`` (component 2, from estimating the precisions), ``var`` = their sum, ``ci_low`` /
+    ``ci_high``. Per run, over the ``scored`` topics: ``mean`` (mean infAP), ``mean_var`` = sum var / T², and the
+    interval ``mean_ci_low`` / ``mean_ci_high``.
+    """
+
+    infap: np.ndarray
+    var_cutoffs: np.ndarray
+    var_precisions: np.ndarray
+    var: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    scored: np.ndarray
+    mean: np.ndarray
+    mean_var: np.ndarray
+    mean_ci_low: np.ndarray
+    mean_ci_high: np.ndarray
+    confidence: float
+    covariance: bool
+
+
+def infap_variance(
+    collection: Collection,
+    qrels=None,
+    *,
+    covariance: bool = False,
+    confidence: float = 0.95,
+    epsilon: float = EPSILON,
+    ddof: int = 1,
+    topics: np.ndarray | None = None,
+) -> InfAPVariance:
+    """infAP (trec_eval's, = one-stratum xinfAP) and its variance, per topic and for mean infAP.
+
+    Reconstructed from Yilmaz, Kanoulas and Aslam (2008), Sec. 2 and the Appendix. For one topic, with r the
+    number of judged relevant documents (the sampled cut-off levels), p = n / N the fraction of the pool that was
+    sampled (from the qrels; strata, if any, are pooled into one), and PC_k the estimated precision at the judged
+    relevant document at rank k (0 for judged relevant documents the run did not retrieve)::
+
+        var[infAP] = (1 - p) s² / r  +  sum_k var[PC_k] / r²                 (law of total variance)
+        s²         = sum_{k in rel} (PC_k - infAP)² / (r - ddof)             (Appendix; ddof = 1; 0 if r <= ddof)
+        var[PC_k]  = ((k-1)/k)² var[PC_above k],  0 at k = 1 and for unretrieved documents
+        PC_above k = (D / (k-1)) p̂,   p̂ = (r' + eps)/(n' + 2 eps)
+        var[p̂]     = p̂ (1 - p̂) / n' * (1 - (n' - 1)/(D - 1))                 (hypergeometric; 0 when D <= 1)
+
+    where D, n', r' are the pooled, sampled and sampled-relevant documents above rank k. Two readings were
+    needed: the paper's "p(1-p)" in var[PC_above] is the (estimated) proportion of relevant documents above k,
+    not the sampling rate; and since PC_above = (D/(k-1)) p̂, its variance carries the factor (D/(k-1))²
+    (the paper's formula is the case D = k - 1, every document above k pooled). When n' = 0, n' = 1 is used
+    (p̂ = 1/2). Sec. 2's s² (no square, divided by r) is a typo for the Appendix's. With ``covariance=True``
+    component 2 adds the Appendix's covariances ``cov[PC_k, PC_m] = (k/m) var[PC_k]`` (k < m)::
+
+        sum_k var[PC_k] + 2 sum_{k<m} (k/m) var[PC_k]  over the retrieved judged relevant documents.
+
+    Mean infAP over topics: ``var[mean] = sum_t var_t / T²``; intervals are ``value ± z sqrt(var)`` with z the
+    normal quantile for ``confidence`` (1.96 for 0.95). ``topics`` (S, T) bool says which topics enter each run's
+    mean (default: topics the run retrieved something for and the qrels judge, trec_eval's rule).
+    """
+    from scipy.stats import norm
+
+    q = _as_judged(qrels, collection)
+    S, T, _ = collection.docs.shape
+    e = _entries(collection, q, None)
+    at, prec, D, j, rr, k = _trec_prec(e, q, epsilon)
+    n_eff = np.maximum(j, 1).astype(np.float64)
+    p_hat = (rr + epsilon) / (j + 2.0 * epsilon)
+    fpc = np.divide(D - n_eff, D - 1.0, out=np.zeros(len(D)), where=D > 1)
+    fpc = np.clip(fpc, 0.0, None)
+    var_k = (D / k) ** 2 * p_hat * (1.0 - p_hat) / n_eff * fpc
+    rows = e.row[at]
+    n_rows = e.n_rows
+    sum_var = np.bincount(rows, weights=var_k, minlength=n_rows)
+    if covariance and len(at):
+        # sum_{k<m} (k/m) var_k = sum_m (1/m) * (sum of k var_k over relevant entries above m, same ranking)
+        kv = k * var_k
+        first = np.ones(len(at), bool)
+        first[1:] = rows[1:] != rows[:-1]
+        start = np.maximum.accumulate(np.where(first, np.arange(len(at)), 0))
+        cs = np.concatenate([[0.0], np.cumsum(kv)])
+        above = cs[np.arange(len(at))] - cs[start]
+        sum_var = sum_var + 2.0 * np.bincount(rows, weights=above / k, minlength=n_rows)
+    sum_prec = np.bincount(rows, weights=prec, minlength=n_rows).reshape(S, T)
+    sum_prec2 = np.bincount(rows, weights=prec * prec, minlength=n_rows).reshape(S, T)
+    r = q.counts(1).astype(np.float64)[None, :]
+    infap = np.divide(sum_prec, r, out=np.zeros((S, T)), where=r > 0)
+    # sum over all judged relevant (unretrieved ones have PC = 0) of (PC - infAP)^2
+    ss = sum_prec2 - 2.0 * infap * sum_prec + r * infap ** 2
+    ss = np.maximum(ss, 0.0)
+    s2 = np.divide(ss, r - ddof, out=np.zeros((S, T)), where=(r - ddof) > 0)
+    pooled = np.bincount(q.topic, minlength=T).astype(np.float64)
+    sampled = np.bincount(q.topic[q.grade >= 0], minlength=T).astype(np.float64)
+    p = np.divide(sampled, pooled, out=np.ones(T), where=pooled > 0)[None, :]
+    comp1 = np.divide((1.0 - p) * s2, r, out=np.zeros((S, T)), where=r > 0)
+    comp2 = np.divide(sum_var.reshape(S, T), r ** 2, out=np.zeros((S, T)), where=r > 0)
+    var = comp1 + comp2
+    z = float(norm.ppf(0.5 + confidence / 2.0))
+    half = z * np.sqrt(var)
+    if topics is None:
+        has_qrels = np.bincount(q.topic, minlength=T) > 0
+        scored = collection.retrieved & has_qrels[None, :]
+    else:
+        scored = np.broadcast_to(np.asarray(topics, bool), (S, T))
+    n_t = scored.sum(axis=1).astype(np.float64)
+    mean = np.divide((infap * scored).sum(axis=1), n_t, out=np.zeros(S), where=n_t > 0)
+    mean_var = np.divide((var * scored).sum(axis=1), n_t ** 2, out=np.zeros(S), where=n_t > 0)
+    mean_half = z * np.sqrt(mean_var)
+    return InfAPVariance(
+        infap=infap,
+        var_cutoffs=comp1,
+        var_precisions=comp2,
+        var=var,
+        ci_low=infap - half,
+        ci_high=infap + half,
+        scored=scored,
+        mean=mean,
+        mean_var=mean_var,
+        mean_ci_low=mean - mean_half,
+        mean_ci_high=mean + mean_half,
+        confidence=confidence,
+        covariance=covariance,
+    )

@@ -1,0 +1,60 @@
+"""seaborn figures shared by the notebooks: one function a figure shape, returning the matplotlib Axes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["estimate_vs_truth", "lines_by", "setup"]
+
+
+def setup():
+    """The kit's plotting defaults (seaborn's whitegrid theme, readable sizes)."""
+    import seaborn as sns
+
+    sns.set_theme(style="whitegrid", context="notebook")
+
+
+def estimate_vs_truth(truth, estimate, judged=None, *, xlabel="actual", ylabel="estimate", title=None, ax=None,
+                      stats: bool = True, errors=None):
+    """Scatter of each run's estimated score against its true score, with the diagonal.
+
+    ``judged`` (bool per run) marks runs that contributed to the pools as dots and the others as pluses, as in
+    Yilmaz et al. 2008's figures. ``errors`` (half-widths) draws confidence intervals. With ``stats`` the title
+    carries Kendall's tau, Pearson's rho and the RMS error.
+    """
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    from .stats import kendall_tau, pearson, rms_error
+
+    truth, estimate = np.asarray(truth, float), np.asarray(estimate, float)
+    ax = ax or plt.subplots(figsize=(5, 5))[1]
+    kind = np.where(np.asarray(judged, bool), "judged run", "unjudged run") if judged is not None else None
+    if errors is not None:
+        ax.errorbar(truth, estimate, yerr=errors, fmt="none", ecolor="0.7", lw=0.8, zorder=1)
+    sns.scatterplot(x=truth, y=estimate, hue=kind, style=kind, markers={"judged run": "o", "unjudged run": "P"}
+                    if kind is not None else True, ax=ax, s=30, zorder=2)
+    low, high = min(truth.min(), estimate.min()), max(truth.max(), estimate.max())
+    ax.plot([low, high], [low, high], color="0.4", lw=0.8, ls="--", zorder=0)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    text = title or ""
+    if stats and len(truth) > 2:
+        text += ("\n" if text else "") + (f"tau={kendall_tau(truth, estimate):.3f}  rho={pearson(truth, estimate):.3f}  "
+                                          f"RMS={rms_error(truth, estimate):.4f}")
+    ax.set_title(text, fontsize=10)
+    return ax
+
+
+def lines_by(frame: pd.DataFrame, x: str, y: str, hue: str | None = None, *, ax=None, title=None, marker="o",
+             errorbar=("pi", 100)):
+    """A line per ``hue`` of ``y`` against ``x`` (mean over repeated rows, band = min to max)."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    ax = ax or plt.subplots(figsize=(6, 4))[1]
+    sns.lineplot(data=frame, x=x, y=y, hue=hue, marker=marker, errorbar=errorbar, ax=ax)
+    if title:
+        ax.set_title(title, fontsize=10)
+    return ax

@@ -1,0 +1,75 @@
+"""evalkit.evaluate and `evalkit eval`: trec_eval's output shape, measure names, errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import evalkit
+from evalkit.cli import main
+from evalkit.measures import parse_measure
+from conftest import random_collection
+
+
+@pytest.fixture()
+def files(tmp_path):
+    c = random_collection(7, n_runs=3)
+    paths = [evalkit.write_run(c.to_run(n), tmp_path / f"{n}.run") for n in c.run_names]
+    qrels = evalkit.write_qrels(c.to_qrels(), tmp_path / "qrels.txt")
+    return c, qrels, paths
+
+
+def test_evaluate_long_frame(files):
+    c, qrels, paths = files
+    frame = evalkit.evaluate(qrels, paths, ["AP", "P@10"])
+    assert list(frame.columns) == ["run", "topic", "measure", "value"]
+    assert list(frame.run.unique()) == list(c.run_names)
+    all_rows = frame[frame.topic == "all"]
+    assert len(all_rows) == 2 * len(paths)
+    # the all row is the mean over the topics the run was scored on
+    run0 = frame[(frame.run == "run0") & (frame.measure == "AP")]
+    assert run0[run0.topic == "all"].value.iloc[0] == pytest.approx(run0[run0.topic != "all"].value.mean())
+    # run0 skips the last topic (see conftest): trec_eval does not score it
+    assert c.topics[-1] not in set(run0.topic)
+    same = evalkit.evaluate(None, c, ["AP", "P@10"])
+    np.testing.assert_allclose(same.value.to_numpy(), frame.value.to_numpy(), atol=1e-12)
+
+
+def test_measure_names():
+    assert str(parse_measure("RBP(p=0.95)@100")) == "RBP(p=0.95)@100"
+    assert str(parse_measure("ndcg@10")) == "nDCG@10"
+    assert parse_measure("RBP").param == {"p": 0.8}
+    for bad, message in [("P", "needs a cut-off"), ("Rprec@5", "takes no cut-off"), ("XYZ", "unknown measure"),
+                         ("RBP(q=1)", "takes no parameter 'q'"), ("AP@@", "cannot parse")]:
+        with pytest.raises(ValueError, match=message):
+            parse_measure(bad)
+
+
+def test_cli_prints_trec_eval_columns(files, capsys):
+    c, qrels, paths = files
+    assert main(["eval", str(qrels), str(paths[0]), "-m", "AP", "-m", "P@5", "-q"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    fields = [line.split("\t") for line in lines]
+    assert all(len(f) == 3 for f in fields)
+    assert fields[-1][1] == "all" and fields[-1][0].strip() == "P@5"
+    expected = evalkit.evaluate(qrels, paths[:1], ["AP"], per_topic=False).value.iloc[0]
+    ap_all = [f for f in fields if f[0].strip() == "AP" and f[1] == "all"][0]
+    assert float(ap_all[2]) == pytest.approx(expected, abs=5e-5)
+
+
+def test_cli_errors_are_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.run"
+    bad.write_text("1 Q0 a 1 x t\n")
+    qrels = tmp_path / "q"
+    qrels.write_text("1 0 a 1\n")
+    assert main(["eval", str(qrels), str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.run:1: score 'x' is not a number" in err
+
+
+def test_console_script_installed():
+    out = subprocess.run([sys.executable, "-m", "evalkit.cli", "measures"], capture_output=True, text=True, check=True)
+    assert "RBP" in out.stdout and "Bpref" in out.stdout
