@@ -377,6 +377,7 @@ class Collection:
         scores = np.full((len(runs), len(topics), width), np.nan)
         docs.reshape(-1, width)[group[keep], rank[keep]] = run_doc_ids[keep]
         scores.reshape(-1, width)[group[keep], rank[keep]] = row_scores[keep]
+        _check_duplicates(runs, docs, topics)
 
         judged = JudgedSet.from_arrays(
             topic_lookup.get_indexer(qrels.topic), qrels_doc_ids, qrels.grade, len(topics), len(vocabulary),
@@ -400,6 +401,22 @@ class Collection:
             qrels=judged,
             runs_info=info,
         )
+
+
+def _check_duplicates(runs: list[Run], docs: np.ndarray, topics: np.ndarray) -> None:
+    """A document twice in one ranking is an error: found on the dense arrays (sort each row), then the file is
+    re-read line by line so the error names the line."""
+    ordered = np.sort(docs, axis=2)
+    repeated = ((ordered[:, :, 1:] == ordered[:, :, :-1]) & (ordered[:, :, 1:] >= 0)).any(axis=2)
+    if not repeated.any():
+        return
+    s, t = np.argwhere(repeated)[0]
+    run = runs[s]
+    if run.source is not None:
+        from .io import explain_run_error
+
+        explain_run_error(run.source)  # raises with the line
+    raise ValueError(f"run {run.name!r}: a document appears twice in topic {topics[t]}")
 
 
 def _to_arrow(column) -> pa.Array:

@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Iterable
 
@@ -68,14 +69,16 @@ def _cache_dir() -> Path:
 def read_runs(paths: Iterable[os.PathLike | str], n_threads: int | None = None) -> list[Run]:
     """Parse many run files in parallel threads (decompression and parsing release the GIL).
 
-    Runs come back unordered (``Run.ordered`` False); :meth:`Collection.from_runs` orders them all at once.
+    Runs come back unordered (``Run.ordered`` False) and not yet checked for duplicate docnos within a topic:
+    :meth:`Collection.from_runs` orders them all at once and checks duplicates on the dense arrays.
     """
     paths = [Path(p) for p in paths]
     n_threads = n_threads or min(len(paths), os.cpu_count() or 1) or 1
+    parse = partial(parse_run, check_duplicates=False)
     if n_threads == 1:
-        return [parse_run(p) for p in paths]
+        return [parse(p) for p in paths]
     with ThreadPoolExecutor(n_threads) as pool:
-        return list(pool.map(parse_run, paths))
+        return list(pool.map(parse, paths))
 
 
 def derive_judged_runs(collection: Collection, depth: int = JUDGED_DEPTH) -> np.ndarray:

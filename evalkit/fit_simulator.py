@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from .collection import Collection
 
@@ -58,8 +59,10 @@ CALIBRATED = (
     ("quality", "manual_bonus", "map_manual_gap", -2.0, 4.0),
     ("quality", "sd_topic", "topic_map_sd", 0.0, 4.0),
     ("quality", "sd_run_topic", "run_ap_sd", 0.0, 4.0),
-    ("correlation", "between_groups", "overlap100_between_groups", 0.0, 0.95),
-    ("correlation", "within_group", "overlap100_within_group", 0.05, 0.999),
+    ("retrieval", "shared", "overlap100_between_groups", 0.01, 0.99),
+    ("retrieval", "shared_spread", "overlap1000_between_run_sd", 0.0, 5.0),
+    ("retrieval", "run_noise", "overlap100_within_group", 0.0, 5.0),
+    ("retrieval", "first_stage", "overlap1000_within_group", 1.0, 10.0),
     ("candidates", "n_nonrelevant", "union1000_per_topic", 2000.0, 200000.0),
 )
 
@@ -69,10 +72,11 @@ _LEVELS = [round(x, 2) for x in np.linspace(0, 1, 21)]
 # ------------------------------------------------------------------------------------------------ measures
 
 
-def average_precision(collection: Collection) -> np.ndarray:
+def average_precision(collection: Collection, relevant: np.ndarray | None = None) -> np.ndarray:
     """(S, T) average precision with trec_eval semantics (grade >= 1 relevant; divided by the number of relevant
-    judged documents; NaN where the topic has no relevant document or the run retrieved nothing)."""
-    rel = collection.grades() >= 1
+    judged documents; NaN where the topic has no relevant document or the run retrieved nothing).
+    ``relevant``: the (S, T, D) boolean ``grades() >= 1`` if already computed."""
+    rel = collection.grades() >= 1 if relevant is None else relevant
     n_rel = collection.qrels.counts(1)
     ranks = np.arange(1, collection.depth + 1)
     ap = (np.cumsum(rel, axis=2) / ranks * rel).sum(axis=2) / np.maximum(n_rel, 1)
@@ -88,9 +92,10 @@ def overlap_at(collection: Collection, k: int = 100) -> np.ndarray:
         d = docs[:, t]
         valid = d >= 0
         _, local = np.unique(d[valid], return_inverse=True)
-        member = np.zeros((S, local.max(initial=-1) + 1), np.float32)
-        member[np.nonzero(valid)[0], local] = 1.0
-        total += member @ member.T
+        member = sparse.csr_matrix(
+            (np.ones(len(local), np.float64), (np.nonzero(valid)[0], local)), shape=(S, local.max(initial=-1) + 1)
+        )
+        total += (member @ member.T).toarray()
     return total / (k * collection.n_topics)
 
 
@@ -98,6 +103,17 @@ def judged_runs_by_coverage(collection: Collection, depth: int = 100) -> np.ndar
     """(S,) runs whose top ``depth`` is fully judged on every topic (TREC-8: 72 runs)."""
     grades = collection.grades(depth=depth)
     return ((grades >= 0) | (grades == -3)).all(axis=(1, 2))
+
+
+def _relevant(collection: Collection) -> np.ndarray:
+    """(S, T, D) bool grade >= 1: ``collection.grades() >= 1`` through a dense (topic, doc) table when it is small."""
+    qrels = collection.qrels
+    if qrels.n_topics * qrels.n_docs > 2e8:
+        return collection.grades() >= 1
+    table = np.zeros((qrels.n_topics, qrels.n_docs + 1), bool)  # last column: padding (doc -1)
+    positive = qrels.grade >= 1
+    table[qrels.topic[positive], qrels.doc[positive]] = True
+    return table[np.arange(collection.n_topics)[None, :, None], collection.docs]
 
 
 def _union_size(collection: Collection, k: int, runs: np.ndarray | None = None) -> float:
@@ -118,15 +134,16 @@ def collection_statistics(collection: Collection, judged: np.ndarray | None = No
     if judged is None:
         judged = info["judged"].to_numpy(bool) if "judged" in info else judged_runs_by_coverage(collection)
     n_rel = collection.qrels.counts(1)
-    ap = average_precision(collection)
+    relevant = _relevant(collection)
+    ap = average_precision(collection, relevant)
     run_map = np.nanmean(ap, axis=1)
-    rel = collection.grades(depth=10) >= 1
-    p10 = np.nanmean(np.where(collection.retrieved, rel.sum(axis=2) / 10, np.nan), axis=1)
+    p10 = np.nanmean(np.where(collection.retrieved, relevant[:, :, :10].sum(axis=2) / 10, np.nan), axis=1)
     groups = info["group"].to_numpy()
     by_group = pd.Series(run_map).groupby(groups)
     manual = (info["type"] == "manual").to_numpy() if "type" in info else np.zeros(len(run_map), bool)
     gap = run_map[manual].mean() - run_map[~manual].mean() if manual.any() and (~manual).any() else 0.0
     ov = overlap_at(collection, 100)
+    ov1000 = overlap_at(collection, 1000)
     same = groups[:, None] == groups[None, :]
     off = ~np.eye(len(groups), dtype=bool)
     lengths = collection.lengths
@@ -161,10 +178,14 @@ def collection_statistics(collection: Collection, judged: np.ndarray | None = No
         "run_ap_sd": float(np.nanmean(np.nanstd(ap, axis=1))),
         "p10_mean": float(p10.mean()),
         "p10_sd": float(p10.std()),
-        "recall1000_mean": float(np.mean(((collection.grades() >= 1).sum(axis=2) / np.maximum(n_rel, 1)))),
+        "recall1000_mean": float(np.mean(relevant.sum(axis=2) / np.maximum(n_rel, 1))),
         "relevant_found_share": _found_share(collection),
         "overlap100_within_group": float(ov[same & off].mean()) if (same & off).any() else float("nan"),
         "overlap100_between_groups": float(ov[~same].mean()) if (~same).any() else float("nan"),
+        "overlap1000_within_group": float(ov1000[same & off].mean()) if (same & off).any() else float("nan"),
+        "overlap1000_between_groups": float(ov1000[~same].mean()) if (~same).any() else float("nan"),
+        "overlap1000_between_run_sd": float(np.nanstd(np.nanmean(np.where(same, np.nan, ov1000), axis=1))),
+        "overlap_map_correlation": float(np.corrcoef(np.nanmean(np.where(same, np.nan, ov1000), axis=1), run_map)[0, 1]),
         "union100_per_topic": _union_size(collection, 100),
         "union1000_per_topic": _union_size(collection, 1000),
         "pool100_judged_per_topic": _union_size(collection, 100, np.flatnonzero(judged)),

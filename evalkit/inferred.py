@@ -60,6 +60,8 @@ gather, and the counts "above rank k" are prefix sums along the rankings.
 from __future__ import annotations
 
 import re
+import threading
+from statistics import NormalDist
 import weakref
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
@@ -217,173 +219,204 @@ def ideal_dcg(sampled_qrels, k: int, gains: Mapping | None = None) -> np.ndarray
 
 # --------------------------------------------------------------------------------- pooled entries lookup
 
-_DENSE_LIMIT = 1 << 25  # topic x vocabulary tables up to 32M entries (128 MB) are built per call
+_DENSE_LIMIT = 1 << 25  # topic x vocabulary lookup tables up to 32M entries (128 MB); pair numbering beyond
 _INDEX_CACHE: dict[int, "_EntryIndex"] = {}
 
 
 class _EntryIndex:
-    """For one ``docs`` array: how to find, for every (run, topic, rank), the qrels line of its document.
+    """For one ``docs`` array: how to find, for every ranked document, its line in a qrels.
 
-    Dense mode (small topic x vocabulary space): flat int32 keys ``topic * V + doc``, looked up in a per-call
-    table. Pair mode: every distinct (topic, doc) pair of the rankings numbered once (a hash factorization), so a
-    lookup is a small table of pairs.
+    The rankings are visited in (topic, run, rank) order, so that one topic's part of the lookup table stays in
+    cache while all runs are looked up. Dense mode (small topic x vocabulary space): int32 keys
+    ``topic * V + doc`` into a table of qrels lines, reused between calls. Pair mode: every distinct (topic, doc)
+    pair of the rankings numbered once, so a lookup needs a table only as long as the number of pairs.
     """
 
     def __init__(self, docs: np.ndarray, n_topics: int, n_docs: int):
         self.shape = docs.shape
         self.space = n_topics * n_docs
-        flat_docs = docs.reshape(-1)
-        topic = np.broadcast_to(np.arange(n_topics, dtype=np.int64)[None, :, None], docs.shape).reshape(-1)
-        valid = flat_docs >= 0
+        self._lock = threading.Lock()
+        docs_tsd = np.ascontiguousarray(docs.transpose(1, 0, 2)).reshape(-1)
+        valid = docs_tsd >= 0
+        topic = np.repeat(np.arange(n_topics, dtype=np.int64), docs.shape[0] * docs.shape[2])
         if self.space < _DENSE_LIMIT:
             self.mode = "dense"
-            keys = topic.astype(np.int32) * np.int32(n_docs) + flat_docs
+            keys = topic.astype(np.int32) * np.int32(n_docs) + docs_tsd
             self.keys = np.where(valid, keys, np.int32(self.space)).astype(np.int32)
+            self._table = None
         else:
             import pandas as pd
 
             self.mode = "pairs"
-            keys = topic * n_docs + flat_docs
-            codes, uniques = pd.factorize(keys[valid], sort=True)
-            self.pairs = np.asarray(uniques, np.int64)
-            inv = np.full(len(flat_docs), len(self.pairs), np.int32)
-            inv[valid] = codes
+            keys = topic[valid] * n_docs + docs_tsd[valid]
+            codes, uniques = pd.factorize(keys)
+            order = np.argsort(uniques)
+            rank_of = np.empty(len(order), np.int32)
+            rank_of[order] = np.arange(len(order), dtype=np.int32)
+            self.pairs = np.asarray(uniques, np.int64)[order]
+            inv = np.full(len(docs_tsd), len(self.pairs), np.int32)
+            inv[valid] = rank_of[codes]
             self.inv = inv
 
     def lookup(self, qrels_keys: np.ndarray) -> np.ndarray:
-        """(S*T*D,) int32 index of each entry's document in the qrels (sorted keys), -1 when not in the qrels."""
+        """(T*S*D,) int32 qrels line of each ranked document ((topic, run, rank) order), -1 if not in the qrels."""
         idx = np.arange(len(qrels_keys), dtype=np.int32)
         if self.mode == "dense":
-            table = np.full(self.space + 1, -1, np.int32)
-            table[qrels_keys] = idx
-            return table[self.keys]
+            with self._lock:  # the table is kept all -1 between calls (no page faults on a fresh 100 MB array)
+                if self._table is None:
+                    self._table = np.full(self.space + 1, -1, np.int32)
+                table = self._table
+                table[qrels_keys] = idx
+                try:
+                    return table[self.keys]
+                finally:
+                    table[qrels_keys] = -1
         table = np.full(len(self.pairs) + 1, -1, np.int32)
-        pos = np.searchsorted(self.pairs, qrels_keys)
-        pos_c = np.minimum(pos, max(len(self.pairs) - 1, 0))
-        found = (pos < len(self.pairs)) & (self.pairs[pos_c] == qrels_keys) if len(self.pairs) else pos < 0
-        table[pos_c[found]] = idx[found]
+        if len(self.pairs):
+            pos = np.searchsorted(self.pairs, qrels_keys)
+            pos_c = np.minimum(pos, len(self.pairs) - 1)
+            found = (pos < len(self.pairs)) & (self.pairs[pos_c] == qrels_keys)
+            table[pos_c[found]] = idx[found]
         return table[self.inv]
 
 
 def _entry_index(collection: Collection) -> _EntryIndex:
     docs = collection.docs
     key = id(docs)
+    space = collection.n_topics * len(collection.vocabulary)
     hit = _INDEX_CACHE.get(key)
-    if hit is not None and hit.shape == docs.shape and hit.space == collection.n_topics * len(collection.vocabulary):
+    if hit is not None and hit.shape == docs.shape and hit.space == space:
         return hit
     index = _EntryIndex(docs, collection.n_topics, len(collection.vocabulary))
     _INDEX_CACHE[key] = index
     try:
         weakref.finalize(docs, _INDEX_CACHE.pop, key, None)
-    except TypeError:  # not weak-referenceable: keep only this one entry
+    except TypeError:  # an array that cannot be weakly referenced: the entry lives until replaced
         pass
     return index
 
 
 @dataclass
 class _Entries:
-    """The retrieved documents that are in the qrels, in (run, topic, rank) order."""
+    """The ranked documents that are in the qrels, in (topic, run, rank) order; a *row* is one (topic, run)."""
 
-    row: np.ndarray  # int64 run * T + topic
+    row: np.ndarray  # int64 topic * S + run
     rank: np.ndarray  # int64, 0-based
     q: np.ndarray  # int64 qrels line
-    start: np.ndarray  # int64 index of the first entry of the same row
-    n_rows: int
+    row_first: np.ndarray  # positions where a new row starts
+    n_runs: int
+    n_topics: int
+
+    @property
+    def n_rows(self) -> int:
+        return self.n_runs * self.n_topics
+
+    def topic(self, positions: np.ndarray) -> np.ndarray:
+        return self.row[positions] // self.n_runs
+
+    def to_st(self, per_row: np.ndarray) -> np.ndarray:
+        """(T*S,) or (T*S, ...) per-row values -> (S, T)."""
+        return np.ascontiguousarray(per_row.reshape(self.n_topics, self.n_runs).T)
+
+    def first_of_row(self, at: np.ndarray) -> np.ndarray:
+        """Position of the first entry of the ranking of each position in ``at``."""
+        return self.row_first[np.searchsorted(self.row_first, at, side="right") - 1]
 
 
-def _entries(collection: Collection, qrels: JudgedSet, max_rank: int | None) -> _Entries:
+def _entries(collection: Collection, qrels: JudgedSet) -> _Entries:
     S, T, D = collection.docs.shape
     qidx = _entry_index(collection).lookup(qrels.keys)
-    if max_rank is not None and max_rank < D:
-        qidx = qidx.reshape(S * T, D)[:, :max_rank]
-        D_used = max_rank
+    flat = np.flatnonzero(qidx >= 0)
+    q = qidx[flat].astype(np.int64)
+    row, rank = np.divmod(flat, D)
+    if len(row):
+        row_first = np.flatnonzero(np.concatenate([[True], row[1:] != row[:-1]]))
     else:
-        D_used = D
-    flat = np.flatnonzero(qidx.reshape(-1) >= 0)
-    q = qidx.reshape(-1)[flat].astype(np.int64)
-    row, rank = np.divmod(flat, D_used)
-    n = len(row)
-    first = np.ones(n, bool)
-    if n:
-        first[1:] = row[1:] != row[:-1]
-    start = np.maximum.accumulate(np.where(first, np.arange(n), 0)) if n else np.zeros(0, np.int64)
-    return _Entries(row=row, rank=rank, q=q, start=start, n_rows=S * T)
-
-
-def _prefix_above(mask: np.ndarray, at: np.ndarray, start: np.ndarray) -> np.ndarray:
-    """For entries ``at``: how many entries in [start[at], at) have ``mask`` (counts above, same ranking)."""
-    cs = np.zeros(len(mask) + 1, np.int64)
-    np.cumsum(mask, out=cs[1:])
-    return cs[at] - cs[start[at]]
+        row_first = np.zeros(0, np.int64)
+    return _Entries(row=row, rank=rank, q=q, row_first=row_first, n_runs=S, n_topics=T)
 
 
 def _smoothed(N, r, n, eps):
-    """N (r + eps) / (n + 2 eps), 0 where N == 0 (or 0/0 when eps == 0)."""
+    """N (r + eps) / (n + 2 eps), 0 where N == 0 (and where eps == 0 and n == 0)."""
+    N, r, n = np.broadcast_arrays(N, r, n)
     den = n + 2.0 * eps
-    return np.divide(N * (r + eps), den, out=np.zeros(np.broadcast(N, r, n).shape), where=(den > 0) & (N > 0))
+    return np.divide(N * (r + eps), den, out=np.zeros(N.shape), where=(den > 0) & (N > 0))
 
 
 # ------------------------------------------------------------------------------------------- kernels
 
 
-def _xinfap(e: _Entries, st: QrelsStatistics, T: int, eps: float, rank_limit: int | None) -> np.ndarray:
-    sel = np.ones(len(e.q), bool) if rank_limit is None else e.rank < rank_limit
+def _count_above(mask: np.ndarray, at: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """How many entries in [first, at) have ``mask`` (one int32 prefix sum; bool -> int32 is the fast path)."""
+    cs = np.cumsum(mask, dtype=np.int32)
+    return (cs[at] - mask[at]) - (cs[first] - mask[first])
+
+
+def _xinfap(e: _Entries, st: QrelsStatistics, eps: float, rank_limit: int | None) -> np.ndarray:
+    C = st.n_strata
     c = st.stratum_index[e.q]
-    samp = st.sampled[e.q]
-    rel = (st.gain[e.q] > 0) & sel
-    at = np.flatnonzero(rel)
-    total = np.zeros(len(at))
-    for s in range(st.n_strata):
-        in_s = c == s if st.n_strata > 1 else np.ones(len(c), bool)
-        N_above = _prefix_above(in_s, at, e.start)
-        n_above = _prefix_above(in_s & samp, at, e.start)
-        r_above = _prefix_above(in_s & (st.gain[e.q] > 0), at, e.start)
-        total += _smoothed(N_above, r_above, n_above, eps)
+    rel_all = st.gain[e.q] > 0
+    at = np.flatnonzero(rel_all & (e.rank < rank_limit)) if rank_limit is not None else np.flatnonzero(rel_all)
+    first = e.first_of_row(at)
+    sampled = st.sampled[e.q]
+    N_above, n_above, r_above = (np.empty((len(at), C), np.int64) for _ in range(3))
+    for s in range(C):  # strata: a handful of int32 prefix sums over the pooled entries
+        in_s = c == s if C > 1 else np.ones(len(c), bool)
+        N_above[:, s] = _count_above(in_s, at, first)
+        n_above[:, s] = _count_above(in_s & sampled, at, first)
+        r_above[:, s] = _count_above(in_s & rel_all, at, first)
+    c_at = c[at]
+    rows_at = e.row[at]
+    total = _smoothed(N_above, r_above, n_above, eps).sum(axis=1)
     k = e.rank[at] + 1.0
     prec = (1.0 + total) / k
-    topic = e.row[at] % T
-    w = st.weights[topic, c[at]]
-    sums = np.bincount(e.row[at], weights=w * prec, minlength=e.n_rows).reshape(-1, T)
+    w = st.weights[e.topic(at), c_at]
+    sums = e.to_st(np.bincount(rows_at, weights=w * prec, minlength=e.n_rows))
     R = estimated_relevant(st)
     return np.divide(sums, R[None, :], out=np.zeros(sums.shape), where=R[None, :] > 0)
 
 
 def _trec_prec(e: _Entries, q: JudgedSet, eps: float):
-    """trec_eval infAP: (at, prec, D_above, j_above, r_above) at relevant (grade >= 1) entries."""
+    """trec_eval's infAP at the relevant (grade >= 1) entries: (positions, PC_k, D, j, r, k) with D / j / r the
+    pooled / judged / relevant documents above."""
     grade = q.grade[e.q]
-    judged = grade >= 0
-    relevant = grade >= 1
-    at = np.flatnonzero(relevant)
-    D = (at - e.start[at]).astype(np.int64)  # pooled above = entries above in the same ranking
-    j = _prefix_above(judged, at, e.start)
-    r = _prefix_above(relevant, at, e.start)
+    at = np.flatnonzero(grade >= 1)
+    first = e.first_of_row(at)
+    D = (at - first).astype(np.int64)  # every entry is pooled
+    j = _count_above(grade >= 0, at, first)
+    rows_at = e.row[at]
+    new_row = np.ones(len(at), bool)
+    new_row[1:] = rows_at[1:] != rows_at[:-1]
+    pos = np.arange(len(at))
+    r = pos - np.maximum.accumulate(np.where(new_row, pos, 0)) if len(at) else pos
     k = e.rank[at] + 1.0
     prec = (1.0 + _smoothed(D, r, j, eps)) / k
     return at, prec, D, j, r, k
 
 
-def _trec_infap(e: _Entries, q: JudgedSet, T: int, eps: float) -> np.ndarray:
+def _trec_infap(e: _Entries, q: JudgedSet, eps: float) -> np.ndarray:
     at, prec, *_ = _trec_prec(e, q, eps)
-    sums = np.bincount(e.row[at], weights=prec, minlength=e.n_rows).reshape(-1, T)
+    sums = e.to_st(np.bincount(e.row[at], weights=prec, minlength=e.n_rows))
     n_rel = q.counts(1)
     return np.divide(sums, n_rel[None, :], out=np.zeros(sums.shape), where=n_rel[None, :] > 0)
 
 
-def _counts_top(e: _Entries, st: QrelsStatistics, k: int, C: int):
-    """(rows, C) pooled, sampled, sampled-relevant counts and discounted gain sums over ranks < k."""
-    top = e.rank < k
+def _counts_top(e: _Entries, st: QrelsStatistics, k: int):
+    """(S, T, C) pooled, sampled, sampled-relevant counts and discounted gain sums over the top k ranks."""
+    C = st.n_strata
+    top = np.flatnonzero(e.rank < k)
     q = e.q[top]
-    c = st.stratum_index[q]
-    group = e.row[top] * C + c
+    group = e.row[top] * C + st.stratum_index[q]
     size = e.n_rows * C
-    N = np.bincount(group, minlength=size).reshape(-1, C)
-    n = np.bincount(group[st.sampled[q]], minlength=size).reshape(-1, C)
+    sampled = st.sampled[q]
     g = st.gain[q]
     relevant = g > 0
-    r = np.bincount(group[relevant], minlength=size).reshape(-1, C)
-    dg = np.bincount(group[relevant], weights=g[relevant] / np.log2(e.rank[top][relevant] + 2.0),
-                     minlength=size).reshape(-1, C)
-    return N, n, r, dg
+    N = np.bincount(group, minlength=size)
+    n = np.bincount(group[sampled], minlength=size)
+    r = np.bincount(group[relevant], minlength=size)
+    dg = np.bincount(group[relevant], weights=g[relevant] / np.log2(e.rank[top[relevant]] + 2.0), minlength=size)
+    shape = (e.n_topics, e.n_runs, C)
+    return tuple(np.ascontiguousarray(a.reshape(shape).transpose(1, 0, 2)) for a in (N, n, r, dg))
 
 
 # ------------------------------------------------------------------------------------------------ API
@@ -435,28 +468,28 @@ def inferred_measures(
     parsed = [(m, *_parse(m, depth)) for m in measures]
     st = qrels_statistics(q, gains)
     C = st.n_strata
-    e = _entries(collection, q, None)
+    e = _entries(collection, q)
     has_qrels = np.bincount(q.topic, minlength=T) > 0
     out: dict[str, np.ndarray] = {}
     cache: dict = {}
     for label, name, k in parsed:
         if name == "infAP":
-            value = _xinfap(e, st, T, epsilon, depth)
+            value = _xinfap(e, st, epsilon, depth)
         elif name == "trec_infAP":
-            value = _trec_infap(e, q, T, epsilon)
+            value = _trec_infap(e, q, epsilon)
         elif name == "infR":
             value = np.broadcast_to(estimated_relevant(st), (S, T)).copy()
         else:
             cut = depth if k is None else min(k, depth)
             if cut not in cache:
-                cache[cut] = _counts_top(e, st, cut, C)
+                cache[cut] = _counts_top(e, st, cut)
             N, n, r, dg = cache[cut]
             if name in ("infP", "infRelRet"):
-                rel_ret = _smoothed(N, r, n, epsilon).sum(axis=1).reshape(S, T)
+                rel_ret = _smoothed(N, r, n, epsilon).sum(axis=2)
                 value = rel_ret / k if name == "infP" else rel_ret
             else:  # infNDCG
                 kk = depth if k is None else k
-                dcg = (np.divide(N * dg, n, out=np.zeros(N.shape), where=n > 0)).sum(axis=1).reshape(S, T)
+                dcg = np.divide(N * dg, n, out=np.zeros(N.shape), where=n > 0).sum(axis=2)
                 ideal = ideal_dcg(st, kk)
                 value = np.divide(dcg, ideal[None, :], out=np.zeros(dcg.shape), where=ideal[None, :] > 0)
         value = np.where(has_qrels[None, :], value, np.nan)
@@ -533,11 +566,9 @@ def infap_variance(
     normal quantile for ``confidence`` (1.96 for 0.95). ``topics`` (S, T) bool says which topics enter each run's
     mean (default: topics the run retrieved something for and the qrels judge, trec_eval's rule).
     """
-    from scipy.stats import norm
-
     q = _as_judged(qrels, collection)
     S, T, _ = collection.docs.shape
-    e = _entries(collection, q, None)
+    e = _entries(collection, q)
     at, prec, D, j, rr, k = _trec_prec(e, q, epsilon)
     n_eff = np.maximum(j, 1).astype(np.float64)
     p_hat = (rr + epsilon) / (j + 2.0 * epsilon)
@@ -556,8 +587,8 @@ def infap_variance(
         cs = np.concatenate([[0.0], np.cumsum(kv)])
         above = cs[np.arange(len(at))] - cs[start]
         sum_var = sum_var + 2.0 * np.bincount(rows, weights=above / k, minlength=n_rows)
-    sum_prec = np.bincount(rows, weights=prec, minlength=n_rows).reshape(S, T)
-    sum_prec2 = np.bincount(rows, weights=prec * prec, minlength=n_rows).reshape(S, T)
+    sum_prec = e.to_st(np.bincount(rows, weights=prec, minlength=n_rows))
+    sum_prec2 = e.to_st(np.bincount(rows, weights=prec * prec, minlength=n_rows))
     r = q.counts(1).astype(np.float64)[None, :]
     infap = np.divide(sum_prec, r, out=np.zeros((S, T)), where=r > 0)
     # sum over all judged relevant (unretrieved ones have PC = 0) of (PC - infAP)^2
@@ -568,9 +599,9 @@ def infap_variance(
     sampled = np.bincount(q.topic[q.grade >= 0], minlength=T).astype(np.float64)
     p = np.divide(sampled, pooled, out=np.ones(T), where=pooled > 0)[None, :]
     comp1 = np.divide((1.0 - p) * s2, r, out=np.zeros((S, T)), where=r > 0)
-    comp2 = np.divide(sum_var.reshape(S, T), r ** 2, out=np.zeros((S, T)), where=r > 0)
+    comp2 = np.divide(e.to_st(sum_var), r ** 2, out=np.zeros((S, T)), where=r > 0)
     var = comp1 + comp2
-    z = float(norm.ppf(0.5 + confidence / 2.0))
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
     half = z * np.sqrt(var)
     if topics is None:
         has_qrels = np.bincount(q.topic, minlength=T) > 0

@@ -43,6 +43,7 @@ __all__ = [
     "Qrels",
     "read_run",
     "parse_run",
+    "explain_run_error",
     "trec_eval_order",
     "read_qrels",
     "write_run",
@@ -124,6 +125,7 @@ class Run:
     docno: object
     score: np.ndarray
     ordered: bool = True
+    source: str | None = None  # the file it was read from, for error messages
 
     def __len__(self) -> int:
         return len(self.score)
@@ -341,17 +343,20 @@ def _has_duplicates(topic: pa.Array, docno: pa.Array) -> bool:
     return bool((keys[1:] == keys[:-1]).any())
 
 
-def parse_run(path: os.PathLike | str, name: str | None = None) -> Run:
+def parse_run(path: os.PathLike | str, name: str | None = None, check_duplicates: bool = True) -> Run:
     """Parse one run file without ordering it (``Run.ordered`` is False): the bulk loader orders all runs at once.
 
-    Checks everything :func:`read_run` checks; see there.
+    Checks everything :func:`read_run` checks; see there. ``check_duplicates=False`` leaves the duplicate-docno
+    check to the caller (:meth:`evalkit.collection.Collection.from_runs` does it on the dense arrays, cheaper, and
+    calls :func:`explain_run_error` to name the line).
     """
     path = Path(path)
     data = _read_bytes(path)
     table = _parse_run_arrow(data)
     if table is None:
         table = _parse_run_pandas(data)
-    if table is None or _has_duplicates(table["topic"].combine_chunks(), table["docno"].combine_chunks()):
+    if table is None or (check_duplicates and _has_duplicates(table["topic"].combine_chunks(),
+                                                              table["docno"].combine_chunks())):
         table = pa.Table.from_pandas(_parse_run_exact(path, data), preserve_index=False)  # raises on a bad line
     if name is None:
         tags = pc.unique(table["tag"])
@@ -362,7 +367,14 @@ def parse_run(path: os.PathLike | str, name: str | None = None) -> Run:
         docno=table["docno"].combine_chunks(),
         score=table["score"].to_numpy(),
         ordered=False,
+        source=str(path),
     )
+
+
+def explain_run_error(path: os.PathLike | str) -> None:
+    """Re-read ``path`` line by line and raise the :class:`TrecFormatError` for its first bad line."""
+    path = Path(path)
+    _parse_run_exact(path, _read_bytes(path))
 
 
 def read_run(path: os.PathLike | str, name: str | None = None) -> Run:

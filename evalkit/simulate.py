@@ -73,7 +73,7 @@ PARAMETER_NAMES: dict[str, tuple[str, ...]] = {
     "relevant": ("shape", "scale", "min"),
     "candidates": ("n_nonrelevant",),
     "quality": ("mean", "sd_group", "sd_run", "manual_bonus", "sd_topic", "sd_run_topic"),
-    "retrieval": ("shared", "run_noise", "first_stage"),
+    "retrieval": ("shared", "shared_spread", "run_noise", "first_stage"),
     "groups": ("size_pmf", "judged_per_group"),
     "runs": ("manual_share",),
     "short_runs": ("run_share", "topic_share", "length_levels", "length_quantiles"),
@@ -125,8 +125,11 @@ def _checked(params: dict, where: str) -> dict:
         if missing:
             raise KeyError(f"{where}: simulator parameters {group}.{missing} are missing")
     ret = params["retrieval"]
-    if not 0 <= ret["shared"] <= 1 or ret["run_noise"] < 0 or ret["first_stage"] < 1:
-        raise ValueError(f"{where}: need 0 <= retrieval.shared <= 1, retrieval.run_noise >= 0, retrieval.first_stage >= 1")
+    if not 0 < ret["shared"] < 1 or ret["shared_spread"] < 0 or ret["run_noise"] < 0 or ret["first_stage"] < 1:
+        raise ValueError(
+            f"{where}: need 0 < retrieval.shared < 1, retrieval.shared_spread >= 0, retrieval.run_noise >= 0 "
+            "and retrieval.first_stage >= 1"
+        )
     pmf = np.asarray(params["groups"]["size_pmf"], float)
     if (pmf < 0).any() or not np.isclose(pmf.sum(), 1):
         raise ValueError(f"{where}: groups.size_pmf must be non-negative and sum to 1")
@@ -148,8 +151,12 @@ def _quantile_draw(rng: np.random.Generator, size, levels, quantiles) -> np.ndar
 
 def _zero_padded(numbers: np.ndarray, width: int) -> np.ndarray:
     """(n, width) uint8 ASCII digits of non-negative integers, zero-padded."""
-    powers = 10 ** np.arange(width - 1, -1, -1, dtype=np.int64)
-    return ((numbers.astype(np.int64)[:, None] // powers) % 10 + ord("0")).astype(np.uint8)
+    out = np.empty((len(numbers), width), np.uint8)
+    rest = numbers.astype(np.int64)
+    for position in range(width - 1, -1, -1):
+        rest, digit = np.divmod(rest, 10)
+        out[:, position] = digit + ord("0")
+    return out
 
 
 def _docnos(topic_of_doc: np.ndarray, number: np.ndarray, topic_width: int, number_width: int) -> np.ndarray:
@@ -217,6 +224,8 @@ def simulate_collection(
     q = p["quality"]
     group_quality = q["mean"] + q["sd_group"] * special.ndtri(_stratified_uniform(rng_runs, n_groups))
     quality = group_quality[group] + q["sd_run"] * rng_runs.standard_normal(n_runs) + q["manual_bonus"] * manual
+    ret = p["retrieval"]
+    conformity = special.expit(special.logit(ret["shared"]) + ret["shared_spread"] * rng_runs.standard_normal(n_groups))
     tie_rate = _quantile_draw(rng_runs, n_runs, p["ties"]["rate_levels"], p["ties"]["rate_quantiles"])
     sr = p["short_runs"]
     short_run = rng_runs.random(n_runs) < sr["run_share"]
@@ -233,12 +242,12 @@ def simulate_collection(
     lengths = np.where(short, np.clip(short_len, 1, depth), depth).astype(np.int64)
 
     # ---- documents and scores, topic by topic: group first stage, then each run re-ranks its group's list
-    ret = p["retrieval"]
     first_stage = max(depth, int(round(ret["first_stage"] * depth)))
     n_nonrelevant = max(int(p["candidates"]["n_nonrelevant"]), 2 * first_stage)
     n_cand = n_relevant + n_nonrelevant
     n_high = np.rint(n_relevant * p["graded"]["high_share"]).astype(np.int64) if graded else np.zeros(n_topics, np.int64)
-    w_shared, w_group = np.float32(np.sqrt(ret["shared"])), np.float32(np.sqrt(1 - ret["shared"]))
+    w_shared = np.sqrt(conformity).astype(np.float32)[:, None]
+    w_group = np.sqrt(1 - conformity).astype(np.float32)[:, None]
     w_run = np.float32(ret["run_noise"])
     boost = np.float32(1 + p["graded"]["high_boost"])
     group_delta = np.zeros((n_groups, n_topics))  # the mean separation of the group's runs on each topic
@@ -256,10 +265,10 @@ def simulate_collection(
         gain = np.zeros(n, np.float32)
         gain[:r] = 1
         gain[: n_high[t]] = boost
-        # first stage: f_gd = group_delta_gt * gain_d + sqrt(rho) z_d + sqrt(1 - rho) u_gd; keep each group's top K
+        # first stage: f_gd = group_delta_gt * gain_d + sqrt(c_g) z_d + sqrt(1 - c_g) u_gd; keep each group's top K
         f = rng.standard_normal((n_groups, n), dtype=np.float32)
         f *= w_group
-        f += w_shared * rng.standard_normal(n, dtype=np.float32)
+        f += w_shared * rng.standard_normal(n, dtype=np.float32)[None, :]
         f[:, :r] += group_delta[:, t, None] * gain[None, :r]
         listed = np.argpartition(-f, first_stage - 1, axis=1)[:, :first_stage] if first_stage < n else np.broadcast_to(np.arange(n), (n_groups, n))
         listed_f = np.take_along_axis(f, listed, axis=1)
@@ -277,20 +286,32 @@ def simulate_collection(
         raw[:, t] = np.take_along_axis(vals, order, axis=1)
         relevant_numbers.append(number[:r])
 
-    # ---- scores: rounded, then ties (a document takes the score of the one above it with probability pi_r)
-    raw = np.round(raw, _SCORE_DECIMALS)
-    rank = np.arange(depth)
-    tie = np.zeros((n_runs, n_topics, depth), bool)
-    tie[:, :, 1:] = rng_ties.random((n_runs, n_topics, depth - 1)) < tie_rate[:, None, None]
-    block_start = np.maximum.accumulate(np.where(tie, 0, rank).astype(np.int32), axis=2)
-    scores = np.take_along_axis(raw, block_start, axis=2)
+    # ---- scores: rounded, then ties (a document takes the score of the one above it with probability pi_r).
+    # Worked on (rank, run x topic) arrays so that the running maximum runs over contiguous rows.
+    rows = n_runs * n_topics
+    raw_t = np.ascontiguousarray(np.round(raw, _SCORE_DECIMALS).reshape(rows, depth).T)
+    del raw
+    rank_col = np.arange(depth, dtype=np.int32)[:, None]
+    tie = np.zeros((depth, rows), bool)
+    tie[1:] = rng_ties.random((depth - 1, rows), dtype=np.float32) < np.repeat(tie_rate, n_topics).astype(np.float32)[None, :]
+    block = np.maximum.accumulate(np.where(tie, 0, rank_col), axis=0)
+    scores_t = np.take_along_axis(raw_t, block, axis=0)
+    del raw_t
 
     # ---- trec_eval order: score descending, docno descending (docno order is number order within a topic).
-    # Scores are already non-increasing along the rank, so only blocks of equal scores are re-ordered: sort by
-    # (block start, -number), a unique integer key. Then cut the short runs.
-    tie[:, :, 1:] = scores[:, :, 1:] == scores[:, :, :-1]
-    block_start = np.maximum.accumulate(np.where(tie, 0, rank).astype(np.int64), axis=2)
-    cand = np.take_along_axis(cand, np.argsort(block_start * int(n_cand.max()) - cand, axis=2), axis=2)
+    # Scores are already non-increasing along the rank, so only blocks of equal scores are re-ordered: one stable
+    # sort of the unique integer key (row, block start, -number), nearly sorted already. Then cut the short runs.
+    tie[1:] = scores_t[1:] == scores_t[:-1]
+    block = np.maximum.accumulate(np.where(tie, 0, rank_col), axis=0)
+    span = int(n_cand.max())
+    if rows * depth * span >= 2**62:
+        raise ValueError("collection too large for the int64 ordering key; lower n_runs, n_topics or depth")
+    key = (np.arange(rows, dtype=np.int64)[:, None] * depth + block.T) * span + (span - 1 - cand.reshape(rows, depth))
+    cand = cand.reshape(-1)[np.argsort(key.ravel(), kind="stable")].reshape(n_runs, n_topics, depth)
+    del key, block, tie
+    scores = np.ascontiguousarray(scores_t.T).reshape(n_runs, n_topics, depth)
+    del scores_t
+    rank = np.arange(depth)
     present = rank[None, None, :] < lengths[:, :, None]
     scores[~present] = np.nan
 

@@ -107,3 +107,14 @@ def test_trec8_shape_and_judged_runs(trec8):
     np.testing.assert_array_equal(derive_judged_runs(trec8), judged.to_numpy())
     assert set(trec8.runs_info.columns) >= {"group", "type", "judged"}
     assert trec8.runs_info["group"].nunique() == 41
+
+
+def test_duplicate_in_bulk_load_names_the_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALKIT_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / "coll"
+    folder.mkdir()
+    _write_directory(folder, random_collection(6))
+    bad = folder / "runs" / "input.run1.gz"
+    bad.write_bytes(gzip.compress(b"300 Q0 x 1 1.0 run1\n300 Q0 y 2 0.5 run1\n300 Q0 x 3 0.2 run1\n"))
+    with pytest.raises(evalkit.TrecFormatError, match=r"input\.run1\.gz:3: duplicate docno 'x' in topic 300"):
+        load_directory(folder)

@@ -1,0 +1,58 @@
+"""Run every benchmark (bench/bench_*.py) and print a table of ratios against the peers; writes bench/RESULTS.md.
+
+make bench            all benchmarks
+python bench/run.py foundation voorhees2014    only those modules
+"""
+
+from __future__ import annotations
+
+import importlib
+import platform
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+
+def main(argv: list[str]) -> int:
+    modules = sorted(p.stem for p in HERE.glob("bench_*.py"))
+    if argv:
+        modules = [m for m in modules if m.removeprefix("bench_") in argv or m in argv]
+    rows = []
+    for name in modules:
+        started = time.perf_counter()
+        module = importlib.import_module(name)
+        print(f"== {name}", flush=True)
+        for result in module.run():
+            rows.append((name.removeprefix("bench_"), result))
+            ratio = f"{result.ratio:.1f}x" if result.ratio is not None else "-"
+            print(f"  {result.name}: ours {result.ours:.3f}, peer {result.peer if result.peer is None else round(result.peer, 3)}"
+                  f" ({result.peer_name}), ratio {ratio}, target {result.target}: "
+                  f"{'met' if result.met else 'NOT met' if result.met is not None else '-'} {result.note}", flush=True)
+        print(f"   ({time.perf_counter() - started:.0f} s)")
+    lines = [
+        "# Benchmark results",
+        "",
+        f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {platform.python_version()}, "
+        f"{__import__('os').cpu_count()} cores, by `make bench`. Ratio = peer time / evalkit time, both measured in "
+        "the same run (medians of repeated calls).",
+        "",
+        "| suite | benchmark | evalkit (s) | peer | peer (s) | ratio | target | met | note |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for suite, r in rows:
+        lines.append(
+            f"| {suite} | {r.name} | {r.ours:.3f} | {r.peer_name} | {'' if r.peer is None else f'{r.peer:.3f}'} | "
+            f"{'' if r.ratio is None else f'{r.ratio:.1f}x'} | {r.target} | "
+            f"{'yes' if r.met else 'no' if r.met is not None else ''} | {r.note} |"
+        )
+    if not argv:
+        (HERE / "RESULTS.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
