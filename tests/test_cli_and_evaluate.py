@@ -73,3 +73,26 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
 def test_console_script_installed():
     out = subprocess.run([sys.executable, "-m", "evalkit.cli", "measures"], capture_output=True, text=True, check=True)
     assert "RBP" in out.stdout and "Bpref" in out.stdout
+
+
+def test_sampled_qrels_through_eval(files, tmp_path, capsys):
+    """With 5-column qrels, `evalkit eval` gives sample_eval.pl's measures, equal to evalkit.inferred's."""
+    from evalkit.inferred import inferred_measures
+    from evalkit.io import Qrels, read_qrels
+
+    c, qrels_path, paths = files
+    plain = read_qrels(qrels_path)
+    rng = np.random.default_rng(0)
+    stratum = rng.integers(1, 3, len(plain))
+    grade = np.where(rng.random(len(plain)) < 0.6, np.maximum(plain.grade, 0), -1)  # 40% not sampled
+    sampled = Qrels(plain.topic, plain.docno, grade, stratum)
+    sampled_path = evalkit.write_qrels(sampled, tmp_path / "sampled.qrels")
+    assert read_qrels(sampled_path).sampled
+    frame = evalkit.evaluate(sampled_path, paths, ["infAP", "infNDCG@10", "infP@5", "infR"])
+    expected = inferred_measures(c, c.align_qrels(read_qrels(sampled_path)), ["infAP", "infNDCG@10", "infP@5"])
+    got = frame[(frame.measure == "infAP") & (frame.topic != "all")]
+    for row in got.itertuples():
+        assert row.value == pytest.approx(expected["infAP"][c.run_index(row.run), c.topic_index(row.topic)], abs=1e-12)
+    assert main(["eval", str(sampled_path), str(paths[0]), "-m", "infAP", "-m", "infR"]) == 0
+    out = capsys.readouterr().out
+    assert "infAP" in out and "infR" in out

@@ -253,6 +253,7 @@ class ExpertAggregation:
     calibrate: bool = True
     intercept: bool = True
     platt_prior: tuple[float, float] = (1.0, 1.0)
+    platt_input: str = "q"
 
     def expert_features(self, universe: Universe, judged_mask: np.ndarray, labels: np.ndarray):
         """(q_star, q): (n, K) self-reported and calibrated expert probabilities (0 where unranked)."""
@@ -270,8 +271,14 @@ class ExpertAggregation:
             return q_star, q_star
         train = ranked & judged_mask[:, None]  # (n, K)
         rows = np.flatnonzero(judged_mask)
-        a, b = fit_platt(q_star[rows].T, labels[rows], train[rows].T, prior=self.platt_prior)
-        calibrated = special.expit(a[None, :] + b[None, :] * q_star)
+        if self.platt_input == "q":
+            score = q_star
+        elif self.platt_input == "logit":
+            score = special.logit(np.clip(q_star, 1e-300, 1.0))  # theta_r; unranked entries are masked below
+        else:
+            raise ValueError(f"platt_input must be 'q' or 'logit'; got {self.platt_input!r}")
+        a, b = fit_platt(score[rows].T, labels[rows], train[rows].T, prior=self.platt_prior)
+        calibrated = special.expit(a[None, :] + b[None, :] * score)
         uncalibrated = np.isnan(a)
         calibrated[:, uncalibrated] = q_star[:, uncalibrated]
         q = np.where(ranked, calibrated, 0.0)

@@ -138,6 +138,7 @@ def estimate_scores(
     max_grade: int = 1,
     background_rate: float | None = None,
     matrix: SystemMatrix | None = None,
+    solver: str = "nnls",
 ) -> ShallowEstimates:
     """Estimate the depth-``depth`` weighted-precision scores of ``score_runs`` from ``judgments``.
 
@@ -153,6 +154,7 @@ def estimate_scores(
     estimators : any of :data:`ESTIMATORS`.
     background_rate : RM's rate where the residual is 1 (default: mean gain of the judged documents).
     matrix : a prebuilt :func:`.framework.system_matrix` of ``pool_runs`` to ``depth`` (reuse across d').
+    solver : the simplex least-squares solver of the framework (:func:`.framework.simplex_lstsq`).
     """
     unknown_names = set(estimators) - set(ESTIMATORS)
     if unknown_names:
@@ -199,7 +201,7 @@ def estimate_scores(
             raise ValueError("matrix was built for other pool runs or another depth")
         docs = collection.docs[scored][:, :, :depth]
         for label in framework_labels:
-            fit = fit_framework(matrix, judgments, curves, weights, _FRAMEWORK_LOSS[label], max_grade)
+            fit = fit_framework(matrix, judgments, curves, weights, _FRAMEWORK_LOSS[label], max_grade, solver=solver)
             fits[label] = fit
             h = np.nan_to_num(document_gains(fit, docs), nan=0.0)
             if h.shape[-1] < depth:
