@@ -20,8 +20,8 @@ Re-fit from the command line (a few minutes; the data stay where they are, only 
 
     python -m evalkit.fit_simulator --data /path/to/trec8 --out data/synthetic_trec8_params.json
 
-Judged runs are those whose top 100 (or whole ranking, if shorter) is fully judged on every topic (72 of TREC-8's
-129 runs); the statistics use every run.
+Judged runs follow :func:`evalkit.datasets.derive_judged_runs` (top 100 fully judged on every topic: 72 of
+TREC-8's 129 runs); every other statistic uses all the runs.
 """
 
 from __future__ import annotations
@@ -36,35 +36,56 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from .collection import Collection
+from .collection import Collection, JudgedSet
+from .datasets import derive_judged_runs, load_directory
 
 __all__ = [
     "collection_statistics",
     "average_precision",
     "overlap_at",
-    "judged_runs_by_coverage",
     "direct_params",
     "calibrate",
     "fit_params",
     "compare",
-    "load_trec8",
     "CALIBRATED",
 ]
 
-#: (parameter group, name, statistic it mainly moves, lower bound, upper bound) for the simulated-moments fit.
+#: The parameters fitted by simulation: (group, name, the statistic it mainly moves, transform). The search runs on
+#: the transformed scale (log for positive parameters, logit for shares, arctanh for correlations, log(x - 1) for
+#: factors >= 1), so bounds hold and steps are relative.
 CALIBRATED = (
-    ("quality", "mean", "map_mean", 0.0, 8.0),
-    ("quality", "sd_group", "map_sd_between_groups", 0.0, 4.0),
-    ("quality", "sd_run", "map_sd_within_group", 0.0, 2.0),
-    ("quality", "manual_bonus", "map_manual_gap", -2.0, 4.0),
-    ("quality", "sd_topic", "topic_map_sd", 0.0, 4.0),
-    ("quality", "sd_run_topic", "run_ap_sd", 0.0, 4.0),
-    ("retrieval", "shared", "overlap100_between_groups", 0.01, 0.99),
-    ("retrieval", "shared_spread", "overlap1000_between_run_sd", 0.0, 5.0),
-    ("retrieval", "run_noise", "overlap100_within_group", 0.0, 5.0),
-    ("retrieval", "first_stage", "overlap1000_within_group", 1.0, 10.0),
-    ("candidates", "n_nonrelevant", "union1000_per_topic", 2000.0, 200000.0),
+    ("relevant", "scale", "relevant_mean", "log"),
+    ("quality", "mean", "map_mean", "identity"),
+    ("quality", "sd_group", "map_sd_between_groups", "log"),
+    ("quality", "sd_run", "map_sd_within_group", "log"),
+    ("quality", "manual_bonus", "map_manual_gap", "identity"),
+    ("quality", "sd_topic", "topic_map_sd", "log"),
+    ("quality", "sd_run_topic", "run_ap_sd", "log"),
+    ("retrieval", "shared", "overlap100_between_groups", "logit"),
+    ("retrieval", "shared_spread", "overlap1000_between_run_sd", "log"),
+    ("retrieval", "shared_quality", "overlap_map_correlation", "atanh"),
+    ("retrieval", "relevant_spread", "relevant_found_by_many_share", "log"),
+    ("retrieval", "relevant_noise", "unique_relevant_share", "log"),
+    ("retrieval", "run_noise", "overlap100_within_group", "log"),
+    ("retrieval", "first_stage", "overlap1000_within_group", "log1"),
+    ("candidates", "n_nonrelevant", "recall1000_mean", "log"),
 )
+
+_TO = {
+    "identity": lambda x: x,
+    "log": lambda x: np.log(max(x, 1e-6)),
+    "logit": lambda x: np.log(x / (1 - x)),
+    "atanh": lambda x: np.arctanh(np.clip(x, -0.999, 0.999)),
+    "log1": lambda x: np.log(max(x - 1, 1e-6)),
+}
+_FROM = {
+    "identity": lambda y: y,
+    "log": np.exp,
+    "logit": lambda y: 1 / (1 + np.exp(-y)),
+    "atanh": np.tanh,
+    "log1": lambda y: 1 + np.exp(y),
+}
+_STEP = 0.1  # finite-difference step on the transformed scale
 
 _LEVELS = [round(x, 2) for x in np.linspace(0, 1, 21)]
 
@@ -99,12 +120,6 @@ def overlap_at(collection: Collection, k: int = 100) -> np.ndarray:
     return total / (k * collection.n_topics)
 
 
-def judged_runs_by_coverage(collection: Collection, depth: int = 100) -> np.ndarray:
-    """(S,) runs whose top ``depth`` is fully judged on every topic (TREC-8: 72 runs)."""
-    grades = collection.grades(depth=depth)
-    return ((grades >= 0) | (grades == -3)).all(axis=(1, 2))
-
-
 def _relevant(collection: Collection) -> np.ndarray:
     """(S, T, D) bool grade >= 1: ``collection.grades() >= 1`` through a dense (topic, doc) table when it is small."""
     qrels = collection.qrels
@@ -116,6 +131,38 @@ def _relevant(collection: Collection) -> np.ndarray:
     return table[np.arange(collection.n_topics)[None, :, None], collection.docs]
 
 
+def pooled_qrels(collection: Collection, judged: np.ndarray, depth: int = 100) -> JudgedSet:
+    """The collection's judgments of the documents in the depth-``depth`` pool of the ``judged`` runs: the qrels TREC
+    would have built. On TREC-8 (pool depth 100) this is the official qrels itself."""
+    docs = collection.docs[judged, :, :depth]
+    topic = np.broadcast_to(np.arange(collection.n_topics)[None, :, None], docs.shape)
+    present = docs >= 0
+    keys = np.unique(topic[present].astype(np.int64) * len(collection.vocabulary) + docs[present])
+    t, d = (keys // len(collection.vocabulary)).astype(np.int32), (keys % len(collection.vocabulary)).astype(np.int32)
+    grade = collection.qrels.lookup(t, d)
+    keep = grade >= 0
+    return JudgedSet.from_arrays(t[keep], d[keep], grade[keep], collection.n_topics, len(collection.vocabulary))
+
+
+def groups_finding_relevant(collection: Collection, judged: np.ndarray, k: int = 100) -> np.ndarray:
+    """Histogram over the relevant documents in the depth-k pool of the judged runs: how many groups' judged runs
+    retrieved each (index = number of groups). Index 1 is the pool-bias statistic: what a group's absence from
+    the pool would lose."""
+    relevant = _relevant(collection)[judged, :, :k]
+    docs = collection.docs[judged, :, :k]
+    _, group = np.unique(collection.runs_info["group"].to_numpy()[judged], return_inverse=True)
+    n_groups = int(group.max(initial=-1)) + 1
+    hist = np.zeros(n_groups + 1, np.int64)
+    for t in range(collection.n_topics):
+        mask = relevant[:, t]
+        doc = docs[:, t][mask].astype(np.int64)
+        grp = np.broadcast_to(group[:, None], mask.shape)[mask]
+        pairs = np.unique(doc * n_groups + grp)
+        _, counts = np.unique(pairs // n_groups, return_counts=True)
+        hist += np.bincount(counts, minlength=n_groups + 1)
+    return hist
+
+
 def _union_size(collection: Collection, k: int, runs: np.ndarray | None = None) -> float:
     docs = collection.docs[:, :, :k] if runs is None else collection.docs[runs, :, :k]
     sizes = []
@@ -125,14 +172,20 @@ def _union_size(collection: Collection, k: int, runs: np.ndarray | None = None) 
     return float(np.mean(sizes))
 
 
-def collection_statistics(collection: Collection, judged: np.ndarray | None = None) -> dict:
-    """The summary statistics the simulator is fitted to and checked against (a flat dict of floats).
+def collection_statistics(collection: Collection, judged: np.ndarray | None = None, pool_depth: int | None = 100) -> dict:
+    """The summary statistics the simulator is fitted to and checked against (a flat dict of numbers).
 
-    ``judged``: (S,) bool pooled runs; default ``runs_info['judged']`` if present, else the coverage rule.
+    ``judged``: (S,) bool pooled runs; default ``runs_info['judged']`` if present, else
+    :func:`evalkit.datasets.derive_judged_runs`. ``pool_depth``: the statistics are computed under the qrels TREC's
+    process would give, the judgments of the depth-``pool_depth`` pool of the judged runs (the identity on TREC-8,
+    whose qrels are that pool); the ``complete_*`` entries use the collection's own qrels. None: own qrels only.
     """
     info = collection.runs_info
     if judged is None:
-        judged = info["judged"].to_numpy(bool) if "judged" in info else judged_runs_by_coverage(collection)
+        judged = info["judged"].to_numpy(bool) if "judged" in info else derive_judged_runs(collection)
+    complete_rel = collection.qrels.counts(1)
+    if pool_depth is not None:
+        collection = collection.with_qrels(pooled_qrels(collection, judged, pool_depth))
     n_rel = collection.qrels.counts(1)
     relevant = _relevant(collection)
     ap = average_precision(collection, relevant)
@@ -152,6 +205,7 @@ def collection_statistics(collection: Collection, judged: np.ndarray | None = No
     scores = collection.scores
     valid_pairs = ~np.isnan(scores[:, :, 1:])
     ties = (scores[:, :, 1:] == scores[:, :, :-1]).sum(axis=(1, 2)) / np.maximum(valid_pairs.sum(axis=(1, 2)), 1)
+    found_by = groups_finding_relevant(collection, judged)
     stats = {
         "n_topics": collection.n_topics,
         "n_runs": collection.n_runs,
@@ -179,13 +233,16 @@ def collection_statistics(collection: Collection, judged: np.ndarray | None = No
         "p10_mean": float(p10.mean()),
         "p10_sd": float(p10.std()),
         "recall1000_mean": float(np.mean(relevant.sum(axis=2) / np.maximum(n_rel, 1))),
-        "relevant_found_share": _found_share(collection),
         "overlap100_within_group": float(ov[same & off].mean()) if (same & off).any() else float("nan"),
         "overlap100_between_groups": float(ov[~same].mean()) if (~same).any() else float("nan"),
         "overlap1000_within_group": float(ov1000[same & off].mean()) if (same & off).any() else float("nan"),
         "overlap1000_between_groups": float(ov1000[~same].mean()) if (~same).any() else float("nan"),
         "overlap1000_between_run_sd": float(np.nanstd(np.nanmean(np.where(same, np.nan, ov1000), axis=1))),
         "overlap_map_correlation": float(np.corrcoef(np.nanmean(np.where(same, np.nan, ov1000), axis=1), run_map)[0, 1]),
+        "unique_relevant_share": float(found_by[1] / max(found_by.sum(), 1)),
+        "relevant_found_by_many_share": float(found_by[11:].sum() / max(found_by.sum(), 1)),  # > 10 groups
+        "complete_relevant_mean": float(complete_rel.mean()),
+        "pool_found_share": float(n_rel.sum() / max(complete_rel.sum(), 1)),
         "union100_per_topic": _union_size(collection, 100),
         "union1000_per_topic": _union_size(collection, 1000),
         "pool100_judged_per_topic": _union_size(collection, 100, np.flatnonzero(judged)),
@@ -199,15 +256,6 @@ def collection_statistics(collection: Collection, judged: np.ndarray | None = No
     return stats
 
 
-def _found_share(collection: Collection) -> float:
-    """Share of the relevant documents that some run retrieved (at its full depth)."""
-    qrels = collection.qrels
-    relevant = qrels.grade >= 1
-    hit = np.zeros(len(collection.vocabulary), bool)
-    hit[collection.docs[collection.docs >= 0]] = True
-    return float(hit[qrels.doc[relevant]].mean()) if relevant.any() else float("nan")
-
-
 # ------------------------------------------------------------------------------------------------ fitting
 
 
@@ -215,7 +263,7 @@ def direct_params(collection: Collection, judged: np.ndarray | None = None) -> d
     """The parameters read off the data without simulation (see the module docstring)."""
     info = collection.runs_info
     if judged is None:
-        judged = judged_runs_by_coverage(collection)
+        judged = derive_judged_runs(collection)
     n_rel = collection.qrels.counts(1).astype(float)
     mean, var = n_rel.mean(), n_rel.var()
     group_sizes = info.groupby("group", sort=False).size().to_numpy()
@@ -245,17 +293,15 @@ def direct_params(collection: Collection, judged: np.ndarray | None = None) -> d
     }
 
 
-def _get(params: dict, group: str, name: str) -> float:
-    return float(params[group][name])
+def _values(params: dict) -> np.ndarray:
+    return np.array([_TO[tr](float(params[g][n])) for g, n, _, tr in CALIBRATED])
 
 
-def _with(params: dict, values: np.ndarray) -> dict:
+def _with(params: dict, y: np.ndarray) -> dict:
     out = json.loads(json.dumps(params))
-    for (group, name, _, lo, hi), v in zip(CALIBRATED, values):
-        v = float(np.clip(v, lo, hi))
-        out[group][name] = int(round(v)) if name == "n_nonrelevant" else v
-    if out["correlation"]["within_group"] < out["correlation"]["between_groups"]:
-        out["correlation"]["within_group"] = out["correlation"]["between_groups"]
+    for (group, name, _, tr), value in zip(CALIBRATED, y):
+        x = float(_FROM[tr](value))
+        out[group][name] = int(round(x)) if name == "n_nonrelevant" else round(x, 6)
     return out
 
 
@@ -266,66 +312,92 @@ def calibrate(
     n_runs: int = 129,
     depth: int = 1000,
     seeds=(0, 1),
-    iterations: int = 6,
+    iterations: int = 12,
+    tolerance: float = 1e-3,
     verbose: bool = True,
 ) -> tuple[dict, pd.DataFrame]:
-    """Method of simulated moments for the :data:`CALIBRATED` parameters (damped Newton, finite differences,
-    the same ``seeds`` at every evaluation). Returns the parameters and a log of every iteration."""
+    """Method of simulated moments for the :data:`CALIBRATED` parameters.
+
+    Solves ``stat(params) = target`` (relative residuals) by Newton steps with a Jacobian from finite differences,
+    updated by Broyden's rule between full re-estimates, with a backtracking line search; every evaluation
+    simulates ``n_topics`` x ``n_runs`` x ``depth`` collections with the same ``seeds`` (common random numbers),
+    so the map is deterministic. Stops when the squared relative error falls below ``tolerance`` or after
+    ``iterations`` steps. Returns the parameters and a log of every accepted step.
+    """
     from .simulate import simulate_collection
 
     stat_names = [c[2] for c in CALIBRATED]
-    target = np.array([targets[s] for s in stat_names])
-    scale = np.maximum(np.abs(target), 1e-3)
-    lo = np.array([c[3] for c in CALIBRATED])
-    hi = np.array([c[4] for c in CALIBRATED])
+    target = np.array([targets[name] for name in stat_names], float)
+    scale = np.maximum(np.abs(target), 1e-2)
 
-    def measure(x):
-        p = _with(params, x)
+    def residual(y):
+        p = _with(params, y)
         values = []
         for seed in seeds:
-            c = simulate_collection(n_topics, n_runs, depth, seed=seed, params=p)
-            s = collection_statistics(c)
-            values.append([s[n] for n in stat_names])
-        return np.mean(values, axis=0)
+            stats = collection_statistics(simulate_collection(n_topics, n_runs, depth, seed=seed, params=p))
+            values.append([stats[name] for name in stat_names])
+        f = np.mean(values, axis=0)
+        return (f - target) / scale, f
 
-    x = np.array([_get(params, g, n) for g, n, *_ in CALIBRATED])
+    def jacobian(y, r):
+        J = np.empty((len(y), len(y)))
+        for i in range(len(y)):
+            yi = y.copy()
+            yi[i] += _STEP
+            J[:, i] = (residual(yi)[0] - r) / _STEP
+        return J
+
+    y = _values(params)
+    r, f = residual(y)
     log = []
-    f = measure(x)
-    for it in range(iterations):
-        r = (f - target) / scale
-        log.append({"iteration": it, "loss": float(np.sum(r**2)), **dict(zip(stat_names, f))})
+
+    def record(step):
+        log.append({"iteration": step, "loss": float(r @ r), **{f"{g}.{n}": float(_FROM[tr](v))
+                    for (g, n, _, tr), v in zip(CALIBRATED, y)}, **dict(zip(stat_names, f))})
         if verbose:
-            print(f"iteration {it}: loss {np.sum(r ** 2):.5f}", flush=True)
-        steps = np.maximum(np.abs(x) * 0.05, (hi - lo) * 0.01)
-        J = np.empty((len(x), len(x)))
-        for i in range(len(x)):
-            xi = x.copy()
-            xi[i] = np.clip(x[i] + steps[i], lo[i], hi[i])
-            if xi[i] == x[i]:
-                xi[i] = x[i] - steps[i]
-            J[:, i] = ((measure(xi) - f) / scale) / (xi[i] - x[i])
-        dx = np.linalg.lstsq(J, -r, rcond=1e-6)[0]
-        best = None
-        for damping in (1.0, 0.5, 0.25):
-            xn = np.clip(x + damping * dx, lo, hi)
-            fn = measure(xn)
-            loss = np.sum(((fn - target) / scale) ** 2)
-            if best is None or loss < best[0]:
-                best = (loss, xn, fn)
-            if loss < np.sum(r**2):
-                break
-        if best[0] >= np.sum(r**2):
+            print(f"step {step}: loss {r @ r:.5f}", flush=True)
+            for (g, n, stat, tr), v, fv, tv in zip(CALIBRATED, y, f, target):
+                print(f"    {g + '.' + n:26s} {float(_FROM[tr](v)):12.4f}   {stat:28s} {fv:10.4f}  (target {tv:.4f})",
+                      flush=True)
+
+    record(0)
+
+    def newton_step(J, y, r, dampings):
+        """The first damped Newton step that lowers the loss, as (y, r, f), or None."""
+        dy = np.linalg.lstsq(J, -r, rcond=1e-4)[0]
+        dy *= min(1.0, 1.5 / max(np.abs(dy).max(), 1e-12))  # a trust region on the transformed scale
+        for damping in dampings:
+            y_new = y + damping * dy
+            r_new, f_new = residual(y_new)
+            if r_new @ r_new < r @ r:
+                return y_new, r_new, f_new
+        return None
+
+    J = None
+    for step in range(1, iterations + 1):
+        if r @ r < tolerance:
             break
-        x, f = best[1], best[2]
-    r = (f - target) / scale
-    log.append({"iteration": len(log), "loss": float(np.sum(r**2)), **dict(zip(stat_names, f))})
-    return _with(params, x), pd.DataFrame(log)
+        fresh = J is None
+        if fresh:
+            J = jacobian(y, r)
+        found = newton_step(J, y, r, (1.0, 0.5, 0.25))
+        if found is None and not fresh:  # the Broyden estimate went stale: re-estimate once
+            J = jacobian(y, r)
+            found = newton_step(J, y, r, (1.0, 0.5, 0.25, 0.125))
+        if found is None:
+            break
+        y_new, r_new, f = found
+        s_vec = y_new - y
+        J = J + np.outer((r_new - r) - J @ s_vec, s_vec) / (s_vec @ s_vec)  # Broyden's update
+        y, r = y_new, r_new
+        record(step)
+    return _with(params, y), pd.DataFrame(log)
 
 
 def fit_params(
     collection: Collection,
     start: dict | None = None,
-    iterations: int = 6,
+    iterations: int = 12,
     seeds=(0, 1),
     verbose: bool = True,
 ) -> dict:
@@ -336,7 +408,7 @@ def fit_params(
     """
     from .simulate import load_params
 
-    judged = judged_runs_by_coverage(collection)
+    judged = derive_judged_runs(collection)
     targets = collection_statistics(collection, judged)
     params = load_params(start) if start is not None else load_params()
     params.update(direct_params(collection, judged))
@@ -360,32 +432,16 @@ def compare(targets: dict, collection: Collection, keys=None) -> pd.DataFrame:
     )
 
 
-def load_trec8(data: str | os.PathLike) -> Collection:
-    """TREC-8 ad hoc from its directory (runs/input.*.gz, qrels.trec8.adhoc.txt, runs_table.tsv)."""
-    from .io import read_qrels, read_run
-
-    data = Path(data)
-    runs = [read_run(f) for f in sorted((data / "runs").glob("input.*.gz"))]
-    table = data / "runs_table.tsv"
-    info = pd.read_csv(table, sep="\t").set_index("run") if table.exists() else None
-    c = Collection.from_runs(runs, read_qrels(data / "qrels.trec8.adhoc.txt"), "trec8", runs_info=info)
-    info = c.runs_info.copy()
-    info["judged"] = judged_runs_by_coverage(c)
-    from dataclasses import replace
-
-    return replace(c, runs_info=info)
-
-
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=os.environ.get("EVALKIT_DATA", ""), help="TREC-8 directory")
     parser.add_argument("--out", default=None, help="where to write the parameters (JSON); default: print")
-    parser.add_argument("--iterations", type=int, default=6)
+    parser.add_argument("--iterations", type=int, default=12)
     args = parser.parse_args(argv)
     if not args.data:
         parser.error("--data (or EVALKIT_DATA) must point at the TREC-8 directory")
     started = time.time()
-    params = fit_params(load_trec8(args.data), iterations=args.iterations)
+    params = fit_params(load_directory(args.data, name="trec8"), iterations=args.iterations)
     text = json.dumps(params, indent=2) + "\n"
     if args.out:
         Path(args.out).write_text(text)

@@ -15,7 +15,7 @@ does, and what this module does the same way:
   N_s^{<k}, n_s^{<k}, r_s^{<k} the pooled / sampled / sampled-relevant documents of stratum s *above* rank k in
   this ranking::
 
-      PC_k = ( 1 + sum_s N_s^{<k} (r_s^{<k} + eps) / (n_s^{<k} + 2 eps) ) / k,     eps = 0.00001
+      PC_k = ( 1 + sum_s N_s^{<k} (r_s^{<k} + a) / (n_s^{<k} + b) ) / k,     (a, b) = (0.00001, 0.00003)
 
   (the script's ``1/k + (num_depth100/k) * sum_s (N_s^{<k}/num_depth100) * smoothed precision``, simplified: the
   documents above k that are not in the pool contribute 0). Then::
@@ -23,9 +23,11 @@ does, and what this module does the same way:
       xinfAP = sum_s (R̂_s / R̂) * (sum of PC_k over the sampled relevant retrieved docs of s) / r_s
              = sum_{sampled relevant retrieved k} (N_{s(k)} / n_{s(k)}) * PC_k / R̂
 
-  (0 when R̂ = 0). With one stratum this is trec_eval's infAP; with every pooled document sampled and eps = 0 it
-  is AP exactly.
-* **infP@k** = ``sum_s N_s^{<=k} (r_s^{<=k} + eps) / (n_s^{<=k} + 2 eps) / k`` (counts over the top k; a ranking
+  (0 when R̂ = 0). The smoothing is the script's ``(r + 0.00001)/(n + 0.00003)``, not the paper's Lidstone
+  ``(r + e)/(n + 2e)`` (trec_eval's ``(r + 0.00001)/(n + 0.00002)``): with an unsampled stratum above k the script
+  counts a third of its documents as relevant. With one stratum this is trec_eval's infAP up to that constant;
+  with every pooled document sampled and ``smoothing=(0, 0)`` it is AP exactly.
+* **infP@k** = ``sum_s N_s^{<=k} (r_s^{<=k} + a) / (n_s^{<=k} + b) / k`` (counts over the top k; a ranking
   shorter than k uses its full length, as the script's fill-in does). ``infRelRet@k`` is the numerator (the
   script's ``inum_rel_ret``, k = the evaluation depth when no cut-off is given).
 * **infNDCG@k**: DCG with gain = grade and discount 1/log2(rank + 1)::
@@ -44,7 +46,7 @@ does, and what this module does the same way:
 * ``gains`` maps grades to gains like the script's ``-G`` option (relevance is then gain > 0).
 
 trec_eval's ``infAP`` (measure ``"trec_infAP"``): strata are ignored; at a relevant document at rank k,
-``PC_k = (1 + P^{<k} (r^{<k} + eps) / (j^{<k} + 2 eps)) / k`` with P = pooled (in the qrels, any grade), j = judged
+``PC_k = (1 + P^{<k} (r^{<k} + 0.00001) / (j^{<k} + 0.00002)) / k`` with P = pooled (in the qrels, any grade), j = judged
 (grade >= 0) and r = relevant (grade >= 1) documents above k, and the sum is divided by the number of judged
 relevant documents; documents not in the qrels are nonrelevant, grade -1 ones are estimated (trec_eval's
 ``m_infAP.c``). All of a ranking is used (no cut at 1000).
@@ -61,10 +63,10 @@ from __future__ import annotations
 
 import re
 import threading
-from statistics import NormalDist
 import weakref
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from statistics import NormalDist
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -72,7 +74,8 @@ from .collection import Collection, JudgedSet
 from .io import Qrels
 
 __all__ = [
-    "EPSILON",
+    "SAMPLE_EVAL_SMOOTHING",
+    "TREC_EVAL_SMOOTHING",
     "MAX_RANK",
     "inferred_measures",
     "estimated_relevant",
@@ -85,7 +88,8 @@ __all__ = [
     "QrelsStatistics",
 ]
 
-EPSILON = 0.00001  # sample_eval.pl / trec_eval INFAP_EPSILON: (r + eps) / (n + 2 eps)
+SAMPLE_EVAL_SMOOTHING = (0.00001, 0.00003)  # sample_eval.pl: (r + 0.00001) / (n + 0.00003)
+TREC_EVAL_SMOOTHING = (0.00001, 0.00002)  # trec_eval m_infAP.c: (r + INFAP_EPSILON) / (n + 2 INFAP_EPSILON)
 MAX_RANK = 1000  # sample_eval.pl $maxResultSize
 
 _MEASURE = re.compile(r"^(?P<name>[A-Za-z_]+)(?:@(?P<k>\d+))?$")
@@ -205,14 +209,17 @@ def _discount_prefix(k: int) -> np.ndarray:
     return np.concatenate([[0.0], np.cumsum(1.0 / np.log2(np.arange(2, k + 2)))])
 
 
-def ideal_dcg(sampled_qrels, k: int, gains: Mapping | None = None) -> np.ndarray:
-    """(T,) ideal DCG@k from the estimated count of documents per grade, each rounded to the nearest integer."""
+def ideal_dcg(sampled_qrels, k: int | None, gains: Mapping | None = None) -> np.ndarray:
+    """(T,) ideal DCG@k from the estimated count of documents per grade, each rounded to the nearest integer
+    (``int(x + 0.5)``), highest gain first; ``k=None``: no cut-off."""
     st = sampled_qrels if isinstance(sampled_qrels, QrelsStatistics) else qrels_statistics(sampled_qrels, gains)
     values, est = estimated_grade_counts(st)
     counts = np.floor(est + 0.5).astype(np.int64)  # perl int(x + 0.5), x >= 0
-    ends = np.minimum(np.cumsum(counts, axis=1), k)
-    starts = np.minimum(ends - counts, k)
-    starts = np.maximum(starts, 0)
+    if k is None:
+        k = int(counts.sum(axis=1).max(initial=0))
+    cum = np.cumsum(counts, axis=1)
+    ends = np.minimum(cum, k)
+    starts = np.minimum(cum - counts, k)
     H = _discount_prefix(k)
     return ((H[ends] - H[starts]) * values[None, :]).sum(axis=1)
 
@@ -221,33 +228,38 @@ def ideal_dcg(sampled_qrels, k: int, gains: Mapping | None = None) -> np.ndarray
 
 _DENSE_LIMIT = 1 << 25  # topic x vocabulary lookup tables up to 32M entries (128 MB); pair numbering beyond
 _INDEX_CACHE: dict[int, "_EntryIndex"] = {}
+_TABLES: dict[int, np.ndarray] = {}  # topic x vocabulary size -> lookup table (all -1 between calls)
+_TABLE_LOCK = threading.Lock()
 
 
 class _EntryIndex:
     """For one ``docs`` array: how to find, for every ranked document, its line in a qrels.
 
     The rankings are visited in (topic, run, rank) order, so that one topic's part of the lookup table stays in
-    cache while all runs are looked up. Dense mode (small topic x vocabulary space): int32 keys
-    ``topic * V + doc`` into a table of qrels lines, reused between calls. Pair mode: every distinct (topic, doc)
+    cache while all runs are looked up. Dense mode (topic x vocabulary space below ``_DENSE_LIMIT``): int32 keys
+    ``topic * V + doc`` into a table of qrels lines (4 bytes per topic x document, 70 MB for TREC-8), allocated
+    once per size and reset after each lookup. Indexes are cached per ``docs`` array (dropped with it); the
+    arrays are assumed not to change in place. Pair mode: every distinct (topic, doc)
     pair of the rankings numbered once, so a lookup needs a table only as long as the number of pairs.
     """
 
     def __init__(self, docs: np.ndarray, n_topics: int, n_docs: int):
         self.shape = docs.shape
         self.space = n_topics * n_docs
-        self._lock = threading.Lock()
-        docs_tsd = np.ascontiguousarray(docs.transpose(1, 0, 2)).reshape(-1)
-        valid = docs_tsd >= 0
-        topic = np.repeat(np.arange(n_topics, dtype=np.int64), docs.shape[0] * docs.shape[2])
+        docs_tsd = np.ascontiguousarray(docs.transpose(1, 0, 2), dtype=np.int32)  # (T, S, D) copy
         if self.space < _DENSE_LIMIT:
             self.mode = "dense"
-            keys = topic.astype(np.int32) * np.int32(n_docs) + docs_tsd
-            self.keys = np.where(valid, keys, np.int32(self.space)).astype(np.int32)
-            self._table = None
+            invalid = docs_tsd < 0
+            docs_tsd += (np.arange(n_topics, dtype=np.int32) * np.int32(n_docs))[:, None, None]
+            docs_tsd[invalid] = self.space
+            self.keys = docs_tsd.reshape(-1)
         else:
             import pandas as pd
 
             self.mode = "pairs"
+            docs_tsd = docs_tsd.reshape(-1)
+            valid = docs_tsd >= 0
+            topic = np.repeat(np.arange(n_topics, dtype=np.int64), docs.shape[0] * docs.shape[2])
             keys = topic[valid] * n_docs + docs_tsd[valid]
             codes, uniques = pd.factorize(keys)
             order = np.argsort(uniques)
@@ -262,10 +274,10 @@ class _EntryIndex:
         """(T*S*D,) int32 qrels line of each ranked document ((topic, run, rank) order), -1 if not in the qrels."""
         idx = np.arange(len(qrels_keys), dtype=np.int32)
         if self.mode == "dense":
-            with self._lock:  # the table is kept all -1 between calls (no page faults on a fresh 100 MB array)
-                if self._table is None:
-                    self._table = np.full(self.space + 1, -1, np.int32)
-                table = self._table
+            with _TABLE_LOCK:  # tables are kept all -1 between calls and shared by collections of equal size
+                table = _TABLES.get(self.space)
+                if table is None:
+                    table = _TABLES[self.space] = np.full(self.space + 1, -1, np.int32)
                 table[qrels_keys] = idx
                 try:
                     return table[self.keys]
@@ -336,11 +348,12 @@ def _entries(collection: Collection, qrels: JudgedSet) -> _Entries:
     return _Entries(row=row, rank=rank, q=q, row_first=row_first, n_runs=S, n_topics=T)
 
 
-def _smoothed(N, r, n, eps):
-    """N (r + eps) / (n + 2 eps), 0 where N == 0 (and where eps == 0 and n == 0)."""
+def _smoothed(N, r, n, smoothing):
+    """N (r + a) / (n + b) with (a, b) = smoothing; 0 where N == 0 (and where b == 0 and n == 0)."""
+    a, b = smoothing
     N, r, n = np.broadcast_arrays(N, r, n)
-    den = n + 2.0 * eps
-    return np.divide(N * (r + eps), den, out=np.zeros(N.shape), where=(den > 0) & (N > 0))
+    den = n + b
+    return np.divide(N * (r + a), den, out=np.zeros(N.shape), where=(den > 0) & (N > 0))
 
 
 # ------------------------------------------------------------------------------------------- kernels
@@ -352,7 +365,7 @@ def _count_above(mask: np.ndarray, at: np.ndarray, first: np.ndarray) -> np.ndar
     return (cs[at] - mask[at]) - (cs[first] - mask[first])
 
 
-def _xinfap(e: _Entries, st: QrelsStatistics, eps: float, rank_limit: int | None) -> np.ndarray:
+def _xinfap(e: _Entries, st: QrelsStatistics, smoothing, rank_limit: int | None) -> np.ndarray:
     C = st.n_strata
     c = st.stratum_index[e.q]
     rel_all = st.gain[e.q] > 0
@@ -367,7 +380,7 @@ def _xinfap(e: _Entries, st: QrelsStatistics, eps: float, rank_limit: int | None
         r_above[:, s] = _count_above(in_s & rel_all, at, first)
     c_at = c[at]
     rows_at = e.row[at]
-    total = _smoothed(N_above, r_above, n_above, eps).sum(axis=1)
+    total = _smoothed(N_above, r_above, n_above, smoothing).sum(axis=1)
     k = e.rank[at] + 1.0
     prec = (1.0 + total) / k
     w = st.weights[e.topic(at), c_at]
@@ -376,7 +389,7 @@ def _xinfap(e: _Entries, st: QrelsStatistics, eps: float, rank_limit: int | None
     return np.divide(sums, R[None, :], out=np.zeros(sums.shape), where=R[None, :] > 0)
 
 
-def _trec_prec(e: _Entries, q: JudgedSet, eps: float):
+def _trec_prec(e: _Entries, q: JudgedSet, smoothing):
     """trec_eval's infAP at the relevant (grade >= 1) entries: (positions, PC_k, D, j, r, k) with D / j / r the
     pooled / judged / relevant documents above."""
     grade = q.grade[e.q]
@@ -390,12 +403,12 @@ def _trec_prec(e: _Entries, q: JudgedSet, eps: float):
     pos = np.arange(len(at))
     r = pos - np.maximum.accumulate(np.where(new_row, pos, 0)) if len(at) else pos
     k = e.rank[at] + 1.0
-    prec = (1.0 + _smoothed(D, r, j, eps)) / k
+    prec = (1.0 + _smoothed(D, r, j, smoothing)) / k
     return at, prec, D, j, r, k
 
 
-def _trec_infap(e: _Entries, q: JudgedSet, eps: float) -> np.ndarray:
-    at, prec, *_ = _trec_prec(e, q, eps)
+def _trec_infap(e: _Entries, q: JudgedSet, smoothing) -> np.ndarray:
+    at, prec, *_ = _trec_prec(e, q, smoothing)
     sums = e.to_st(np.bincount(e.row[at], weights=prec, minlength=e.n_rows))
     n_rel = q.counts(1)
     return np.divide(sums, n_rel[None, :], out=np.zeros(sums.shape), where=n_rel[None, :] > 0)
@@ -422,7 +435,7 @@ def _counts_top(e: _Entries, st: QrelsStatistics, k: int):
 # ------------------------------------------------------------------------------------------------ API
 
 
-def _parse(measure: str, depth: int) -> tuple[str, int | None]:
+def _parse(measure: str) -> tuple[str, int | None]:
     m = _MEASURE.match(measure.replace(" ", ""))
     if not m or m["name"].lower() not in _KNOWN:
         raise ValueError(
@@ -445,7 +458,8 @@ def inferred_measures(
     sampled_qrels=None,
     measures: Sequence[str] = ("infAP", "infNDCG@100", "infP@10"),
     *,
-    epsilon: float = EPSILON,
+    smoothing: tuple[float, float] = SAMPLE_EVAL_SMOOTHING,
+    trec_smoothing: tuple[float, float] = TREC_EVAL_SMOOTHING,
     max_rank: int | None = MAX_RANK,
     gains: Mapping | None = None,
 ) -> dict[str, np.ndarray]:
@@ -456,7 +470,8 @@ def inferred_measures(
     ``measures``: ``infAP`` (alias ``xinfAP``: sample_eval's extended inferred AP), ``trec_infAP`` (trec_eval's
     infAP, strata ignored, whole ranking), ``infNDCG`` / ``infNDCG@k``, ``infP@k``, ``infRelRet`` /
     ``infRelRet@k`` (estimated relevant retrieved), ``infR`` (estimated R per topic, repeated over runs).
-    ``epsilon``: the smoothing constant (sample_eval and trec_eval use 0.00001; 0 turns smoothing off).
+    ``smoothing`` (a, b): the estimated precision of a stratum is (r + a)/(n + b) (sample_eval: (0.00001, 0.00003);
+    (0, 0) turns smoothing off); ``trec_smoothing`` the same for ``trec_infAP`` (trec_eval: (0.00001, 0.00002)).
     ``max_rank``: rankings are cut here (sample_eval's 1000; None = all). ``gains``: grade -> gain (``-G``).
     See the module docstring for the formulas.
     """
@@ -465,7 +480,7 @@ def inferred_measures(
     q = _as_judged(sampled_qrels, collection)
     S, T, D = collection.docs.shape
     depth = D if max_rank is None else min(max_rank, D)
-    parsed = [(m, *_parse(m, depth)) for m in measures]
+    parsed = [(m, *_parse(m)) for m in measures]
     st = qrels_statistics(q, gains)
     C = st.n_strata
     e = _entries(collection, q)
@@ -474,9 +489,9 @@ def inferred_measures(
     cache: dict = {}
     for label, name, k in parsed:
         if name == "infAP":
-            value = _xinfap(e, st, epsilon, depth)
+            value = _xinfap(e, st, smoothing, depth)
         elif name == "trec_infAP":
-            value = _trec_infap(e, q, epsilon)
+            value = _trec_infap(e, q, trec_smoothing)
         elif name == "infR":
             value = np.broadcast_to(estimated_relevant(st), (S, T)).copy()
         else:
@@ -485,10 +500,10 @@ def inferred_measures(
                 cache[cut] = _counts_top(e, st, cut)
             N, n, r, dg = cache[cut]
             if name in ("infP", "infRelRet"):
-                rel_ret = _smoothed(N, r, n, epsilon).sum(axis=2)
+                rel_ret = _smoothed(N, r, n, smoothing).sum(axis=2)
                 value = rel_ret / k if name == "infP" else rel_ret
-            else:  # infNDCG
-                kk = depth if k is None else k
+            else:  # infNDCG: the ideal list is cut at k, or at max_rank (sample_eval's 1000) without a cut-off
+                kk = max_rank if k is None else k
                 dcg = np.divide(N * dg, n, out=np.zeros(N.shape), where=n > 0).sum(axis=2)
                 ideal = ideal_dcg(st, kk)
                 value = np.divide(dcg, ideal[None, :], out=np.zeros(dcg.shape), where=ideal[None, :] > 0)
@@ -497,12 +512,30 @@ def inferred_measures(
     return out
 
 
-def trec_infap(collection: Collection, qrels=None, epsilon: float = EPSILON) -> np.ndarray:
+def trec_infap(collection: Collection, qrels=None, smoothing=TREC_EVAL_SMOOTHING) -> np.ndarray:
     """(S, T) trec_eval's ``infAP`` (see the module docstring); equals ``pytrec_eval``'s on trec_eval's topics."""
-    return inferred_measures(collection, qrels, ["trec_infAP"], epsilon=epsilon, max_rank=None)["trec_infAP"]
+    return inferred_measures(collection, qrels, ["trec_infAP"], trec_smoothing=smoothing, max_rank=None)["trec_infAP"]
 
 
 # ------------------------------------------------------------------------------------------- variance
+
+
+def _precision_above_variance(D, n, r, smoothing, unbiased: bool) -> np.ndarray:
+    """Estimated variance of the sampled fraction of relevant documents among the D pooled documents above a
+    cut-off, from n sampled of which r relevant (simple random sampling without replacement)."""
+    D = np.asarray(D, np.float64)
+    n = np.asarray(n, np.float64)
+    p_hat = (r + smoothing[0]) / (n + smoothing[1]) if smoothing[1] > 0 else np.divide(r, n, out=np.full(n.shape, 0.5), where=n > 0)
+    if not unbiased:  # the paper's p(1-p)/n (1 - (n-1)/(D-1)) with p replaced by its estimate; n = 0 -> 1
+        n_eff = np.maximum(n, 1.0)
+        fpc = np.clip(np.divide(D - n_eff, D - 1.0, out=np.zeros(D.shape), where=D > 1), 0.0, None)
+        return p_hat * (1.0 - p_hat) / n_eff * fpc
+    # unbiased: s² = p̂(1-p̂) n/(n-1) estimates the population variance D/(D-1) p(1-p), and
+    # var[p̂] = s²/n (1 - n/D); with n <= 1 s² is undefined: the Laplace estimate p~(1-p~), p~ = (r+1)/(n+2)
+    laplace = (r + 1.0) / (n + 2.0)
+    s2 = np.where(n >= 2, p_hat * (1.0 - p_hat) * n / np.maximum(n - 1.0, 1.0), laplace * (1.0 - laplace))
+    fpc = np.divide(D - n, D, out=np.zeros(D.shape), where=D > 0)
+    return s2 / np.maximum(n, 1.0) * np.clip(fpc, 0.0, None)
 
 
 @dataclass(frozen=True)
@@ -536,7 +569,8 @@ def infap_variance(
     *,
     covariance: bool = False,
     confidence: float = 0.95,
-    epsilon: float = EPSILON,
+    smoothing: tuple[float, float] = TREC_EVAL_SMOOTHING,
+    unbiased: bool = True,
     ddof: int = 1,
     topics: np.ndarray | None = None,
 ) -> InfAPVariance:
@@ -544,21 +578,25 @@ def infap_variance(
 
     Reconstructed from Yilmaz, Kanoulas and Aslam (2008), Sec. 2 and the Appendix. For one topic, with r the
     number of judged relevant documents (the sampled cut-off levels), p = n / N the fraction of the pool that was
-    sampled (from the qrels; strata, if any, are pooled into one), and PC_k the estimated precision at the judged
+    sampled (from the qrels; strata, if any, are merged into one), and PC_k the estimated precision at the judged
     relevant document at rank k (0 for judged relevant documents the run did not retrieve)::
 
         var[infAP] = (1 - p) s² / r  +  sum_k var[PC_k] / r²                 (law of total variance)
         s²         = sum_{k in rel} (PC_k - infAP)² / (r - ddof)             (Appendix; ddof = 1; 0 if r <= ddof)
         var[PC_k]  = ((k-1)/k)² var[PC_above k],  0 at k = 1 and for unretrieved documents
-        PC_above k = (D / (k-1)) p̂,   p̂ = (r' + eps)/(n' + 2 eps)
-        var[p̂]     = p̂ (1 - p̂) / n' * (1 - (n' - 1)/(D - 1))                 (hypergeometric; 0 when D <= 1)
+        PC_above k = (D / (k-1)) p̂,   so   var[PC_above k] = (D / (k-1))² var[p̂]
 
-    where D, n', r' are the pooled, sampled and sampled-relevant documents above rank k. Two readings were
-    needed: the paper's "p(1-p)" in var[PC_above] is the (estimated) proportion of relevant documents above k,
-    not the sampling rate; and since PC_above = (D/(k-1)) p̂, its variance carries the factor (D/(k-1))²
-    (the paper's formula is the case D = k - 1, every document above k pooled). When n' = 0, n' = 1 is used
-    (p̂ = 1/2). Sec. 2's s² (no square, divided by r) is a typo for the Appendix's. With ``covariance=True``
-    component 2 adds the Appendix's covariances ``cov[PC_k, PC_m] = (k/m) var[PC_k]`` (k < m)::
+    where D is the number of pooled documents above rank k and p̂ = (r' + a)/(n' + b) the smoothed fraction of
+    relevant documents among the n' sampled of them. The paper gives ``var[p̂] = p(1-p)/n' (1 - (n'-1)/(D-1))``, the
+    hypergeometric variance for the *true* proportion p, and writes it without the (D/(k-1))² factor (the case
+    D = k - 1). Readings made here: p is the proportion of relevant documents above k (not the sampling rate);
+    the factor (D/(k-1))² is kept; and, by default (``unbiased=True``), p is replaced by its unbiased plug-in
+    ``var̂[p̂] = p̂(1-p̂)/(n'-1) (1 - n'/D)`` (for n' >= 2; for n' <= 1, where p̂(1-p̂) is 0 or undefined, the
+    Laplace estimate p~ = (r'+1)/(n'+2) is used: ``p~(1-p~)/max(n', 1) (1 - n'/D)``). ``unbiased=False`` plugs p̂
+    into the paper's formula literally (n' = 0 read as 1); on TREC-8 that underestimates the empirical variance of
+    infAP about twice over, the default by about 1.6 times (independent form) and 1.15 times (covariance form).
+    Sec. 2's s² (no square, divided by r) is a typo for the Appendix's. With ``covariance=True`` component 2 adds
+    the Appendix's covariances ``cov[PC_k, PC_m] = (k/m) var[PC_k]`` (k < m)::
 
         sum_k var[PC_k] + 2 sum_{k<m} (k/m) var[PC_k]  over the retrieved judged relevant documents.
 
@@ -569,12 +607,9 @@ def infap_variance(
     q = _as_judged(qrels, collection)
     S, T, _ = collection.docs.shape
     e = _entries(collection, q)
-    at, prec, D, j, rr, k = _trec_prec(e, q, epsilon)
-    n_eff = np.maximum(j, 1).astype(np.float64)
-    p_hat = (rr + epsilon) / (j + 2.0 * epsilon)
-    fpc = np.divide(D - n_eff, D - 1.0, out=np.zeros(len(D)), where=D > 1)
-    fpc = np.clip(fpc, 0.0, None)
-    var_k = (D / k) ** 2 * p_hat * (1.0 - p_hat) / n_eff * fpc
+    at, prec, D, j, rr, k = _trec_prec(e, q, smoothing)
+    var_above = _precision_above_variance(D, j, rr, smoothing, unbiased)
+    var_k = (D / k) ** 2 * var_above
     rows = e.row[at]
     n_rows = e.n_rows
     sum_var = np.bincount(rows, weights=var_k, minlength=n_rows)

@@ -73,7 +73,8 @@ PARAMETER_NAMES: dict[str, tuple[str, ...]] = {
     "relevant": ("shape", "scale", "min"),
     "candidates": ("n_nonrelevant",),
     "quality": ("mean", "sd_group", "sd_run", "manual_bonus", "sd_topic", "sd_run_topic"),
-    "retrieval": ("shared", "shared_spread", "run_noise", "first_stage"),
+    "retrieval": ("shared", "shared_spread", "shared_quality", "relevant_spread", "relevant_noise", "run_noise",
+                  "first_stage"),
     "groups": ("size_pmf", "judged_per_group"),
     "runs": ("manual_share",),
     "short_runs": ("run_share", "topic_share", "length_levels", "length_quantiles"),
@@ -125,10 +126,12 @@ def _checked(params: dict, where: str) -> dict:
         if missing:
             raise KeyError(f"{where}: simulator parameters {group}.{missing} are missing")
     ret = params["retrieval"]
-    if not 0 < ret["shared"] < 1 or ret["shared_spread"] < 0 or ret["run_noise"] < 0 or ret["first_stage"] < 1:
+    if (not 0 < ret["shared"] < 1 or ret["shared_spread"] < 0 or not -1 <= ret["shared_quality"] <= 1
+            or ret["relevant_spread"] < 0 or ret["relevant_noise"] < 0 or ret["run_noise"] < 0
+            or ret["first_stage"] < 1):
         raise ValueError(
-            f"{where}: need 0 < retrieval.shared < 1, retrieval.shared_spread >= 0, retrieval.run_noise >= 0 "
-            "and retrieval.first_stage >= 1"
+            f"{where}: need 0 < retrieval.shared < 1, retrieval.shared_spread >= 0, -1 <= retrieval.shared_quality"
+            " <= 1, retrieval.relevant_spread, relevant_noise and run_noise >= 0, retrieval.first_stage >= 1"
         )
     pmf = np.asarray(params["groups"]["size_pmf"], float)
     if (pmf < 0).any() or not np.isclose(pmf.sum(), 1):
@@ -222,10 +225,13 @@ def simulate_collection(
     manual = np.zeros(n_runs, bool)
     manual[rng_runs.choice(n_runs, int(round(p["runs"]["manual_share"] * n_runs)), replace=False)] = True
     q = p["quality"]
-    group_quality = q["mean"] + q["sd_group"] * special.ndtri(_stratified_uniform(rng_runs, n_groups))
+    xi = special.ndtri(_stratified_uniform(rng_runs, n_groups))  # group quality deviates
+    group_quality = q["mean"] + q["sd_group"] * xi
     quality = group_quality[group] + q["sd_run"] * rng_runs.standard_normal(n_runs) + q["manual_bonus"] * manual
     ret = p["retrieval"]
-    conformity = special.expit(special.logit(ret["shared"]) + ret["shared_spread"] * rng_runs.standard_normal(n_groups))
+    lam = ret["shared_quality"]
+    conformity_deviate = lam * xi + np.sqrt(1 - lam**2) * rng_runs.standard_normal(n_groups)
+    conformity = special.expit(special.logit(ret["shared"]) + ret["shared_spread"] * conformity_deviate)
     tie_rate = _quantile_draw(rng_runs, n_runs, p["ties"]["rate_levels"], p["ties"]["rate_quantiles"])
     sr = p["short_runs"]
     short_run = rng_runs.random(n_runs) < sr["run_share"]
@@ -249,6 +255,8 @@ def simulate_collection(
     w_shared = np.sqrt(conformity).astype(np.float32)[:, None]
     w_group = np.sqrt(1 - conformity).astype(np.float32)[:, None]
     w_run = np.float32(ret["run_noise"])
+    w_relevant = np.float32(ret["relevant_noise"])
+    w_ease = np.float32(ret["relevant_spread"])
     boost = np.float32(1 + p["graded"]["high_boost"])
     group_delta = np.zeros((n_groups, n_topics))  # the mean separation of the group's runs on each topic
     np.add.at(group_delta, group, delta)
@@ -270,6 +278,8 @@ def simulate_collection(
         f *= w_group
         f += w_shared * rng.standard_normal(n, dtype=np.float32)[None, :]
         f[:, :r] += group_delta[:, t, None] * gain[None, :r]
+        f[:, :r] += w_ease * rng.standard_normal(r, dtype=np.float32)[None, :]  # shared ease of relevant docs
+        f[:, :r] += w_relevant * rng.standard_normal((n_groups, r), dtype=np.float32)  # group-specific
         listed = np.argpartition(-f, first_stage - 1, axis=1)[:, :first_stage] if first_stage < n else np.broadcast_to(np.arange(n), (n_groups, n))
         listed_f = np.take_along_axis(f, listed, axis=1)
         # second stage: s_rd = f_gd + (delta_rt - group_delta_gt) * gain_d + sigma_w e_rd on the group's list

@@ -20,19 +20,33 @@ The model, reconstructed step by step (every step is a logistic regression with 
 
 (b) Calibration, per expert (:func:`fit_platt`). Platt's sigmoid q_ij = sigma(A_j + B_j q*_ij), fitted across all
     topics on the judged documents the expert ranked, with Platt's smoothed targets (N+ + 1)/(N+ + 2) for
-    relevant and 1/(N- + 2) for nonrelevant documents. Documents the expert did not rank keep q_ij = 0 ("unranked
-    docs get probability 0 from that expert"). An expert that ranked no judged document is left uncalibrated
-    (q_ij = q*_ij).
+    relevant and 1/(N- + 2) for nonrelevant documents, plus (our addition, the paper names no prior here) a
+    Beta(1, 1) prior on sigma(A) and sigma(B) as in (c), which keeps the fit finite when the few judged documents
+    sit at the top ranks where q* differs only in the fifth decimal. Documents the expert did not rank keep
+    q_ij = 0 ("unranked docs get probability 0 from that expert"). An expert that ranked no judged document is
+    left uncalibrated (q_ij = q*_ij). ``platt_input="logit"`` feeds theta_r = logit(q*_r) instead of q*_r (an
+    option: Platt's method was made for unbounded scores).
 
 (c) Aggregation (:func:`fit_aggregation`), Eq. (2) with an intercept::
 
         p_i = sigma(lambda_0 + sum_j lambda_j q_ij)
 
     the maximum-entropy model for a binary variable given the expert opinions, i.e. a logistic regression on the
-    judged documents, with a Beta(1, 1) prior on sigma(lambda_j) for every coefficient (log prior
-    log sigma(lambda) + log sigma(-lambda): a logistic density centred on 0, a mild shrinkage). The intercept is
+    judged documents, with a Beta(a, b) prior on sigma(lambda_j) for every coefficient (log prior
+    a log sigma(lambda) + b log sigma(-lambda); a = b = 1 is a logistic density centred on 0, a mild shrinkage;
+    larger a = b shrink every lambda towards 0, i.e. p towards 0.5, the maximum-entropy answer). The intercept is
     our addition: without it a document every expert leaves unranked (all q = 0) would get p = 0.5 and the model
-    could not express a low base rate.
+    could not express a low base rate (``intercept=False`` gives Eq. 2 as printed). Other readings of "a beta prior
+    for p(lambda_j)" are available as ``coefficient_prior``: "bounded" (lambda_j itself Beta distributed, i.e.
+    0 <= lambda_j <= 1, no intercept) and "conjugate" (Diaconis-Ylvisaker: Beta(a, b) pseudo-counts at every
+    training document, i.e. targets (y + a)/(1 + a + b)).
+
+Smoothing strength (a finding, see the carterette2007 experiment): with the paper's stated a = b = 1 the model fitted
+after the first 10 judgments already gives every unjudged document a run-dependent probability, E[dMAP] then
+has the same sign on almost every topic while the independent-Bernoulli variance shrinks with the number of
+uncertain documents, and P(dMAP < 0) jumps to ~0 or ~1: RTC stops after 10 judgments. The paper says its
+smoothing parameters were trained on TREC-4 (not available here); a = b = 100 on the aggregation coefficients
+restores the paper's behaviour on TREC-8 (see ``evalkit.experiments.carterette2007.RTC_SMOOTHED``).
 
 Judged documents keep p = x (0 or 1); the model's p are used for the unjudged ones.
 """
@@ -40,6 +54,7 @@ Judged documents keep p = x (0 or 1); the model's p are used for the unjudged on
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 import numpy as np
 from scipy import linalg, special
 
@@ -223,16 +238,58 @@ def fit_platt(scores: np.ndarray, labels: np.ndarray, mask: np.ndarray | None = 
     return coef[:, 0], coef[:, 1]
 
 
-def fit_aggregation(features: np.ndarray, labels: np.ndarray, prior: tuple[float, float] = (1.0, 1.0), intercept: bool = True):
-    """Step (c): MAP logistic regression p = sigma(lambda_0 + sum_j lambda_j q_j) with a Beta(a, b) prior on
-    sigma(lambda) for every coefficient. ``features`` (M, K) calibrated expert probabilities, ``labels`` (M,).
-    Returns the coefficients (K + 1,) with the intercept first (or (K,) without)."""
+def fit_aggregation(
+    features: np.ndarray,
+    labels: np.ndarray,
+    prior: tuple[float, float] = (1.0, 1.0),
+    intercept: bool = True,
+    coefficient_prior: str = "logistic",
+):
+    """Step (c): maximum a posteriori logistic regression p = sigma(lambda_0 + sum_j lambda_j q_j).
+
+    ``coefficient_prior="logistic"``: a Beta(a, b) prior on sigma(lambda) for every coefficient (lambda real).
+    ``coefficient_prior="bounded"``: the literal reading of "a beta prior for p(lambda_j)": lambda_j itself is
+    Beta(a, b) distributed, so 0 <= lambda_j <= 1 (with a = b = 1 a uniform prior: maximum likelihood inside the
+    box); no intercept is allowed then (Eq. 2 has none), so every p >= 0.5.
+    ``features`` (M, K) calibrated expert probabilities, ``labels`` (M,). Returns the coefficients, the intercept
+    first when there is one.
+    """
     q = np.asarray(features, np.float64)
+    y = np.asarray(labels, np.float64)
+    if coefficient_prior == "bounded":
+        return _fit_bounded(q, y, prior)
     if intercept:
         q = np.concatenate([np.ones((len(q), 1)), q], axis=1)
-    y = np.asarray(labels, np.float64)
+    if coefficient_prior == "conjugate":
+        a, b = prior
+        targets = (y + a) / (1.0 + a + b)
+        weights = np.full(len(y), 1.0 + a + b)
+        return _logistic_newton(q[None], targets[None], weights[None], ridge=1e-8)[0]
+    if coefficient_prior != "logistic":
+        raise ValueError(f"coefficient_prior must be 'conjugate', 'logistic' or 'bounded'; got {coefficient_prior!r}")
     coef = _logistic_newton(q[None], y[None], np.ones((1, len(y))), prior_alpha=prior[0], prior_beta=prior[1])
     return coef[0]
+
+
+def _fit_bounded(q: np.ndarray, y: np.ndarray, prior: tuple[float, float]) -> np.ndarray:
+    from scipy import optimize
+
+    a, b = prior
+    eps = 1e-9
+
+    def negative(coef):
+        z = q @ coef if len(q) else np.zeros(0)
+        s = special.expit(z)
+        value = -(y * _log_sigmoid(z) + (1 - y) * _log_sigmoid(-z)).sum()
+        grad = -(q.T @ (y - s)) if len(q) else np.zeros(len(coef))
+        c = np.clip(coef, eps, 1 - eps)
+        value -= ((a - 1) * np.log(c) + (b - 1) * np.log1p(-c)).sum()
+        grad -= (a - 1) / c - (b - 1) / (1 - c)
+        return value, grad
+
+    start = np.full(q.shape[1], 0.5)
+    result = optimize.minimize(negative, start, jac=True, method="L-BFGS-B", bounds=[(0.0, 1.0)] * q.shape[1])
+    return result.x
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -244,9 +301,11 @@ def fit_aggregation(features: np.ndarray, labels: np.ndarray, prior: tuple[float
 class ExpertAggregation:
     """The Sec. 3 model as a callable ``model(universe, judged_mask, labels) -> p`` ((n,) probabilities).
 
-    The experts are the universe's runs. ``prior`` is the
-    Beta(a, b) of the aggregation coefficients; ``platt_prior`` that of the calibration sigmoids; ``calibrate`` switches step (b) off for ablations; the last fit's
-    pieces are kept in ``last_`` for inspection.
+    The experts are the universe's runs (``universe.rank``). Parameters (module docstring): ``prior`` the Beta(a, b)
+    of the aggregation coefficients (the paper's a = b = 1 by default), ``coefficient_prior`` its reading,
+    ``intercept`` lambda_0 in Eq. 2, ``platt_prior`` the Beta prior of the calibration sigmoids, ``platt_input``
+    "q" (Platt on q*, as printed) or "logit", ``calibrate=False`` skips step (b). The last fit's calibration and
+    coefficients are kept as ``last_platt_`` and ``last_coef_``.
     """
 
     prior: tuple[float, float] = (1.0, 1.0)
@@ -254,6 +313,7 @@ class ExpertAggregation:
     intercept: bool = True
     platt_prior: tuple[float, float] = (1.0, 1.0)
     platt_input: str = "q"
+    coefficient_prior: str = "logistic"
 
     def expert_features(self, universe: Universe, judged_mask: np.ndarray, labels: np.ndarray):
         """(q_star, q): (n, K) self-reported and calibrated expert probabilities (0 where unranked)."""
@@ -289,9 +349,10 @@ class ExpertAggregation:
         judged_mask = np.asarray(judged_mask, bool)[: universe.n]
         labels = np.asarray(labels)[: universe.n]
         _, q = self.expert_features(universe, judged_mask, labels)
-        coef = fit_aggregation(q[judged_mask], labels[judged_mask] > 0, self.prior, self.intercept)
+        intercept = self.intercept and self.coefficient_prior != "bounded"
+        coef = fit_aggregation(q[judged_mask], labels[judged_mask] > 0, self.prior, intercept, self.coefficient_prior)
         self.last_coef_ = coef
-        z = np.einsum("nk,k->n", q, coef[1:]) + coef[0] if self.intercept else np.einsum("nk,k->n", q, coef)
+        z = np.einsum("nk,k->n", q, coef[1:]) + coef[0] if intercept else np.einsum("nk,k->n", q, coef)
         p = special.expit(z)
         return np.where(judged_mask, labels > 0, p).astype(np.float64)
 

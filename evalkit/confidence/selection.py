@@ -93,9 +93,33 @@ class PairEngine:
         self.var = np.zeros((len(self.pairs), n_topics))
         self.dt = np.zeros(n_topics)
         self.diff = np.zeros((len(self.pairs), n_topics, width))
+        self.cross = np.zeros((len(self.pairs), n_topics))
         self.recompute(np.arange(n_topics))
 
-    def recompute(self, topics) -> None:
+    def judge(self, position: int, label: float) -> None:
+        """Set p[position] = label (a judgment) and update its topic. The O(m^2) cross sum of Var[dAP] is updated
+        in O(m): only its terms containing the judged document change, and they vanish (w = p q becomes 0)."""
+        u, p = self.u, self.p
+        t = int(u.topic[position])
+        w_old = p[position] * (1.0 - p[position])
+        if w_old > 0 and len(self.pairs):
+            rank_a = u.rank[self.a, position]
+            rank_b = u.rank[self.b, position]
+            both = (rank_a > 0) & (rank_b > 0)
+            if both.any():
+                index_a = u.index[self.a[both], t]  # (Pb, D) a's documents in topic t
+                w = p[index_a] * (1.0 - p[index_a])
+                rb_j = u.rank[self.b[both][:, None], index_a].astype(np.float64)
+                ra_j = np.arange(1, index_a.shape[1] + 1, dtype=np.float64)
+                keep = (rb_j > 0) & (index_a != position)
+                denominator = np.maximum(rank_a[both][:, None], ra_j) * np.maximum(rank_b[both][:, None], np.where(keep, rb_j, 1.0))
+                self.cross[both, t] -= w_old * np.where(keep, w / denominator, 0.0).sum(axis=1)
+        p[position] = label
+        self.recompute([t], cross=False)
+
+    def recompute(self, topics, cross: bool = True) -> None:
+        """Recompute every per-topic quantity of ``topics`` from ``p`` (``cross=False`` keeps the stored cross
+        sums, valid when only judgments went through :meth:`judge`)."""
         u, p = self.u, self.p
         topics = np.atleast_1d(np.asarray(topics, np.int64))
         width = self.diff.shape[2]
@@ -115,8 +139,10 @@ class PairEngine:
         diff = scattered[self.a, :, :width] - scattered[self.b, :, :width]  # (P, Ts, W)
         w_universe = p_universe * (1.0 - p_universe)
         first = (w_universe * diff * diff).sum(axis=-1)
-        rank_b = u.rank[self.b[:, None, None], index[self.a]]  # rank in b of a's documents
-        cross = cross_term(w_rank[self.a], rank_b)
+        if cross:
+            rank_b = u.rank[self.b[:, None, None], index[self.a]]  # rank in b of a's documents
+            self.cross[:, topics] = cross_term(w_rank[self.a], rank_b)
+        cross = self.cross[:, topics]
         self.var[:, topics] = np.maximum(first + second_order[self.a] + second_order[self.b] - 2.0 * cross, 0.0)
         self.diff[:, topics] = diff
 
@@ -270,7 +296,7 @@ def mtc(
             break
         position = int(universe.padded[t, top_column[t]])
         label = int(oracle[position])
-        p[position] = label
+        engine.judge(position, label)
         judged[position] = True
         candidates[position] = False
         labels[position] = label
@@ -282,7 +308,7 @@ def mtc(
             p[:n][unjudged] = estimate[unjudged]
             n_reestimates += 1
             touched = np.arange(n_topics)
-        engine.recompute(touched)
+            engine.recompute(touched)
         prob = engine.prob_negative()
         if record_history:
             history.append(prob)

@@ -38,6 +38,7 @@ from .framework import (
     design,
     document_gains,
     fit_framework,
+    fit_frameworks,
     simplex_lstsq,
     system_matrix,
 )
@@ -59,7 +60,7 @@ __all__ = [
     "DEFAULT_THETA", "chao_lee_gamma", "pool_gamma", "relevant_multiplicities",
     "ESTIMATORS", "GATED_ESTIMATORS", "ShallowEstimates", "error_table", "estimate_scores", "inf_rbp",
     "inf_weighted_precision", "reference_scores", "rmse_accuracy", "score_range_error",
-    "FrameworkFit", "SystemMatrix", "TopicFit", "TopicMatrix", "design", "document_gains", "fit_framework",
+    "FrameworkFit", "SystemMatrix", "TopicFit", "TopicMatrix", "design", "document_gains", "fit_framework", "fit_frameworks",
     "simplex_lstsq", "system_matrix",
     "GAIN_MODELS", "MODEL_LABELS", "fit_gain_model", "fit_gain_models", "gain_curve", "observed_gain_vector",
     "WeightedPrecision", "ap_at_k", "gains", "metric_weights", "rbp", "rbp_weights", "sdcg", "sdcg_weights",

@@ -10,10 +10,9 @@ Every estimator fills the unknown gains of a ranking and scores it with the metr
               M_hat_i = M_i / (1 - eps_i)
 
           (eps_i the residual of Eq. 2 at depth k, tail included): the unjudged documents and the tail are
-          relevant at the rate of the judged ones. Written as M_i + eps_i * rho_i with rho_i = M_i / (judged
-          weight), which is Eq. 4 exactly when no rank is ABSENT (short runs' missing ranks are neither judged nor
-          residual). Where nothing is judged (eps_i = 1) rho_i is a collection background rate: the mean gain of
-          all judged documents (all topics) of the judgment set.
+          relevant at the rate of the judged ones. Computed as M_i + eps_i * rho_i with rho_i = M_i / (judged
+          weight) = M_i / (1 - eps_i). Where nothing is judged (eps_i = 1) rho_i is a collection background
+          rate: the mean gain of all judged documents (all topics) of the judgment set.
 ``Lin`` / ``Zipf`` / ``Wei``
           rank-level models (:mod:`.gain_models`): g_hat = G(j), the topic's fitted gain at the rank j where the
           document sits in this run.
@@ -54,7 +53,7 @@ import numpy as np
 
 from ..collection import ABSENT, Collection, JudgedSet
 from .coverage import DEFAULT_THETA, pool_gamma
-from .framework import FrameworkFit, SystemMatrix, document_gains, fit_framework, system_matrix
+from .framework import SystemMatrix, document_gains, fit_frameworks, system_matrix
 from .gain_models import GAIN_MODELS, MODEL_LABELS, fit_gain_models, observed_gain_vector
 from .metrics import WeightedPrecision, gains, metric_weights, weighted_precision
 from .pools import contributing_runs, run_mask
@@ -111,11 +110,12 @@ class ShallowEstimates:
         """(T,) bool: the topics the adjust-or-not rule adjusts (gamma > theta)."""
         return self.gamma > theta
 
-    def score(self, estimator: str, theta: float = 0.0) -> np.ndarray:
+    def score(self, estimator: str, theta: float | None = DEFAULT_THETA) -> np.ndarray:
         """(S', T) scores of ``estimator``; model-based estimators fall back to LB on topics with gamma <= theta.
 
-        ``theta=0`` adjusts every topic with gamma > 0 (a topic with gamma = 0 has LB = the model-free answer
-        the rule prescribes); ``theta=None`` adjusts every topic."""
+        Default theta = 0.018 (the paper's). ``theta=0`` adjusts every topic with gamma > 0 (gamma = 0 means no
+        relevant document was found more than once, or none at all: the rule leaves the topic alone);
+        ``theta=None`` adjusts every topic."""
         if estimator not in self.scores:
             raise KeyError(f"estimator {estimator!r} was not computed; have {self.estimators}")
         values = self.scores[estimator]
@@ -138,6 +138,7 @@ def estimate_scores(
     max_grade: int = 1,
     background_rate: float | None = None,
     matrix: SystemMatrix | None = None,
+    rank_depth: int | None = None,
     solver: str = "nnls",
 ) -> ShallowEstimates:
     """Estimate the depth-``depth`` weighted-precision scores of ``score_runs`` from ``judgments``.
@@ -153,7 +154,10 @@ def estimate_scores(
     metric, p : "rbp" (RBP(p), default p = 0.95) or "sdcg" (SDCG@depth).
     estimators : any of :data:`ESTIMATORS`.
     background_rate : RM's rate where the residual is 1 (default: mean gain of the judged documents).
-    matrix : a prebuilt :func:`.framework.system_matrix` of ``pool_runs`` to ``depth`` (reuse across d').
+    matrix : a prebuilt :func:`.framework.system_matrix` of ``pool_runs`` (reuse it across d'); it must list the
+        documents of ``score_runs`` (``extra_runs``) or those get the gain of a document no pool run returned.
+    rank_depth : K, the depth to which ranks are looked up in the pool runs and the models extrapolated (default:
+        the full run length, or the matrix's); a document a pool run did not return in its top K gets g0(K).
     solver : the simplex least-squares solver of the framework (:func:`.framework.simplex_lstsq`).
     """
     unknown_names = set(estimators) - set(ESTIMATORS)
@@ -181,28 +185,34 @@ def estimate_scores(
                             background_rate)
         scores["RM"] = lb.score + lb.residual * rate
 
+    framework_labels = [e for e in ("La", "Lb") if e in estimators]
+    if framework_labels:
+        if matrix is None:
+            matrix = system_matrix(collection, depth, pool, rank_depth=rank_depth, extra_runs=scored)
+        elif matrix.depth != depth or not np.array_equal(matrix.runs, pool):
+            raise ValueError("matrix was built for other pool runs or another depth")
+        rank_depth = matrix.rank_depth
+    else:
+        rank_depth = depth if rank_depth is None else max(int(rank_depth), depth)
+
     curves = None
     needs_models = [e for e in estimators if e in GATED_ESTIMATORS]
     if needs_models:
         pool_grades = _grades(collection, judgments, pool, fit_depth)
         observed = observed_gain_vector(gains(pool_grades, max_grade), pool_grades >= 0)
-        curves, _ = fit_gain_models(observed, depth, GAIN_MODELS)
+        curves, _ = fit_gain_models(observed, rank_depth, GAIN_MODELS)
     for label in ("Lin", "Zipf", "Wei"):
         if label in estimators:
-            curve = curves[:, GAIN_MODELS.index(_MODEL_OF_LABEL[label]), :]  # (T, k)
+            curve = curves[:, GAIN_MODELS.index(_MODEL_OF_LABEL[label]), :depth]  # (T, d)
             scores[label] = lb.score + (unknown * curve[None, :, :]) @ weights
 
     fits = {}
-    framework_labels = [e for e in ("La", "Lb") if e in estimators]
     if framework_labels:
-        if matrix is None:
-            matrix = system_matrix(collection, depth, pool)
-        elif matrix.depth != depth or not np.array_equal(matrix.runs, pool):
-            raise ValueError("matrix was built for other pool runs or another depth")
         docs = collection.docs[scored][:, :, :depth]
+        fitted = fit_frameworks(matrix, judgments, curves, weights, [_FRAMEWORK_LOSS[x] for x in framework_labels],
+                                max_grade, solver=solver)
         for label in framework_labels:
-            fit = fit_framework(matrix, judgments, curves, weights, _FRAMEWORK_LOSS[label], max_grade, solver=solver)
-            fits[label] = fit
+            fit = fits[label] = fitted[_FRAMEWORK_LOSS[label]]
             h = np.nan_to_num(document_gains(fit, docs), nan=0.0)
             if h.shape[-1] < depth:
                 h = np.concatenate([h, np.zeros(h.shape[:-1] + (depth - h.shape[-1],))], axis=-1)

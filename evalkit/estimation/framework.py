@@ -1,7 +1,8 @@
 """The two-stage estimation framework of Lu, Moffat and Culpepper (2017), Algorithm 1, Eqs. 6-9.
 
-Setting, for one topic: n contributing runs, each cut at the metric depth k; the *system matrix* lists, for every
-document D in their top k, its rank p_{D,i} in run i (0 here when run i did not retrieve D in its top k). J is the
+Setting, for one topic: n contributing runs returning lists of up to k documents (k = 1000 on TREC); the *system
+matrix* lists, for every document D of interest (those in the top d of the pool runs, d the metric depth, plus
+those of any run to be scored), its rank p_{D,i} in run i (0 here when run i did not retrieve D). J is the
 set of judged documents (a shallow pool, or a two-strata sample), r_D their gains; m rank-level models
 (:mod:`.gain_models`) give a gain g0^l_j for rank j = 1..k.
 
@@ -9,7 +10,7 @@ Stage one (Eq. 6), per model l, a per-document background gain that no longer de
 
     h1^l(D) = sum_{i=1..n} g0^l_{p_{D,i}} * w1^l_i,      w1^l in [0,1]^n,  sum_i w1^l_i = 1
 
-where a run that did not retrieve D in its top k contributes the model's gain at depth k, g0^l_k.
+where a run that did not retrieve D in its list of k contributes the model's gain at depth k, g0^l_k.
 
 Stage two (Eq. 9), a weighted average of the m stage-one gains::
 
@@ -26,7 +27,8 @@ Eq. 8, document level -- the error of every judged document's total weighted gai
 
     Lb(w) = sum_{D in J} ( sum_{i=1..n} W(p_{D,i}) * (h(D; w) - r_D) )^2
 
-with W(p) = 0 when the run did not retrieve D in its top k, and h = h1^l (stage one, w = w1^l) or h2 (stage two,
+with W(p) = 0 when the run did not retrieve D and beyond the metric depth d (the losses measure errors of
+M@d, the quantity being estimated), and h = h1^l (stage one, w = w1^l) or h2 (stage two,
 w = w2); the same loss is used at both stages (the paper's La and Lb). Both losses are linear least squares in
 the weights: with G[D, c] the gain column c gives document D (run c under model l at stage one; model c at stage
 two) and Wm[i, D] = W(p_{D,i}),
@@ -65,6 +67,7 @@ __all__ = [
     "TopicFit",
     "FrameworkFit",
     "fit_framework",
+    "fit_frameworks",
     "document_gains",
 ]
 
@@ -73,8 +76,9 @@ LOSSES = ("a", "b")
 
 @dataclass(frozen=True)
 class TopicMatrix:
-    """One topic's system matrix: ``docs`` (U,) sorted doc ids in the top k of the pool runs; ``ranks`` (U, n)
-    1-based rank of each in each pool run, 0 = not retrieved in the top k."""
+    """One topic's system matrix: ``docs`` (U,) sorted doc ids (the documents in the top d of the pool runs, plus
+    those of any extra runs); ``ranks`` (U, n) the 1-based rank of each in each pool run's top K, 0 = not
+    retrieved there."""
 
     docs: np.ndarray
     ranks: np.ndarray
@@ -82,10 +86,12 @@ class TopicMatrix:
 
 @dataclass(frozen=True)
 class SystemMatrix:
-    """The system matrices of every topic for the pool runs ``runs`` (S,) bool, cut at ``depth`` = k."""
+    """Per-topic system matrices of the pool runs ``runs`` (S,) bool: documents from the top ``depth`` = d (the
+    metric depth), ranks recorded to ``rank_depth`` = K (the paper's k, "the maximum depth of lists returned")."""
 
     runs: np.ndarray
     depth: int
+    rank_depth: int
     topics: tuple
 
     @property
@@ -93,21 +99,40 @@ class SystemMatrix:
         return int(self.runs.sum())
 
 
-def system_matrix(collection: Collection, depth: int = 100, runs=None) -> SystemMatrix:
-    """Build the per-topic system matrices of ``runs`` (default: the contributing runs) to depth ``depth``."""
+def system_matrix(collection: Collection, depth: int = 100, runs=None, rank_depth: int | None = None,
+                  extra_runs=None) -> SystemMatrix:
+    """Build the per-topic system matrices of ``runs`` (default: the contributing runs).
+
+    The documents are those in the top ``depth`` of ``runs`` and of ``extra_runs`` (e.g. runs to be scored that
+    did not build the pool); each one's rank in every pool run is looked up to ``rank_depth`` (default: the full
+    length of the rankings, as in the paper, where a document a run did not return gets the model gain at the
+    maximum depth k).
+    """
     mask = run_mask(collection, runs) if runs is not None else contributing_runs(collection)
-    docs = collection.docs[mask][:, :, :depth]
-    n = docs.shape[0]
+    rank_depth = collection.depth if rank_depth is None else min(int(rank_depth), collection.depth)
+    if rank_depth < depth:
+        raise ValueError(f"rank_depth ({rank_depth}) must be >= depth ({depth})")
+    extra = None if extra_runs is None else run_mask(collection, extra_runs) & ~mask
+    full = collection.docs[mask][:, :, :rank_depth]
+    n = full.shape[0]
     topics = []
     for t in range(collection.n_topics):
-        d = docs[:, t, :]
-        valid = d >= 0
-        unique, inverse = np.unique(d[valid], return_inverse=True)
-        run_index, rank_index = np.nonzero(valid)
+        d = full[:, t, :]
+        top = d[:, :depth]
+        candidates = [top[top >= 0]]
+        if extra is not None and extra.any():
+            e = collection.docs[extra][:, t, :depth]
+            candidates.append(e[e >= 0])
+        unique = np.unique(np.concatenate(candidates))
         ranks = np.zeros((len(unique), n), np.int16)
-        ranks[inverse, run_index] = rank_index + 1
+        if len(unique):
+            run_index, rank_index = np.nonzero(d >= 0)
+            doc = d[run_index, rank_index]
+            pos = np.minimum(np.searchsorted(unique, doc), len(unique) - 1)
+            hit = unique[pos] == doc
+            ranks[pos[hit], run_index[hit]] = rank_index[hit] + 1
         topics.append(TopicMatrix(docs=unique.astype(np.int32), ranks=ranks))
-    return SystemMatrix(runs=mask, depth=int(depth), topics=tuple(topics))
+    return SystemMatrix(runs=mask, depth=int(depth), rank_depth=int(rank_depth), topics=tuple(topics))
 
 
 # ------------------------------------------------------------------------------------------------ the solver
@@ -225,43 +250,64 @@ def fit_framework(
 ) -> FrameworkFit:
     """Algorithm 1 (steps 4-15) for every topic, with loss ``"a"`` (Eq. 7) or ``"b"`` (Eq. 8) at both stages.
 
-    ``curves`` (T, m, k) are the rank-level model gains g0 (:func:`.gain_models.fit_gain_models`), ``weights``
-    (k,) the metric's W(1..k), k = ``matrix.depth``. ``topics`` restricts the fit (others get zero gains), e.g. to
-    the topics the adjust-or-not rule selects; by default every topic is fitted. ``solver``: see
-    :func:`simplex_lstsq`.
+    ``curves`` (T, m, K) are the rank-level model gains g0 at ranks 1..K, K = ``matrix.rank_depth``
+    (:func:`.gain_models.fit_gain_models`); ``weights`` (d,) the metric's W(1..d), d = ``matrix.depth``: the losses
+    weigh a judged document's occurrence at rank p by W(p), 0 beyond d (they measure errors of M@d).
+    ``topics`` restricts the fit (others get zero gains), e.g. to the topics the adjust-or-not rule selects; by
+    default every topic is fitted. ``solver``: see :func:`simplex_lstsq`.
     """
-    if loss not in LOSSES:
-        raise ValueError(f"loss must be one of {LOSSES}; got {loss!r}")
-    k = matrix.depth
+    return fit_frameworks(matrix, judgments, curves, weights, (loss,), max_grade, topics, solver)[loss]
+
+
+def fit_frameworks(
+    matrix: SystemMatrix,
+    judgments: JudgedSet,
+    curves: np.ndarray,
+    weights: np.ndarray,
+    losses=LOSSES,
+    max_grade: int = 1,
+    topics=None,
+    solver: str = "nnls",
+) -> dict:
+    """:func:`fit_framework` for several losses at once (the per-document model gains are built once):
+    ``{loss: FrameworkFit}``."""
+    losses = tuple(losses)
+    for loss in losses:
+        if loss not in LOSSES:
+            raise ValueError(f"loss must be one of {LOSSES}; got {loss!r}")
+    d, K = matrix.depth, matrix.rank_depth
     weights = np.asarray(weights, dtype=np.float64)
-    if len(weights) != k or curves.shape[-1] != k:
-        raise ValueError(f"weights and curves must cover the matrix depth {k}")
+    if len(weights) != d or curves.shape[-1] != K:
+        raise ValueError(f"weights must cover the matrix depth {d} and curves its rank depth {K}; got "
+                         f"{len(weights)} and {curves.shape[-1]}")
+    padded = np.concatenate([[0.0], weights, np.zeros(K - d)])  # padded[p] = W(p), W(0) = W(p > d) = 0
     n, m = matrix.n_runs, curves.shape[1]
     selected = np.ones(len(matrix.topics), bool) if topics is None else run_mask_like(topics, len(matrix.topics))
-    fits = []
+    fits: dict = {loss: [] for loss in losses}
     for t, tm in enumerate(matrix.topics):
-        if not selected[t] or not len(tm.docs):
-            fits.append(_empty_fit(len(tm.docs), n, m))
-            continue
         grade = judgments.lookup(np.full(len(tm.docs), t, np.int32), tm.docs)
         judged = grade >= 0
+        if not selected[t] or not judged.any():
+            for loss in losses:
+                fits[loss].append(_empty_fit(len(tm.docs), n, m))
+            continue
         r = _gains(grade[judged], max_grade)
-        rank_or_k = np.where(tm.ranks > 0, tm.ranks, k) - 1  # (U, n) index into the curves
-        W_all = np.where(tm.ranks > 0, weights[np.maximum(tm.ranks, 1) - 1], 0.0)
-        W_judged = W_all[judged]
-        w1 = np.zeros((m, n))
-        g1 = np.zeros((len(tm.docs), m))
-        for l in range(m):
-            G = curves[t, l][rank_or_k]  # (U, n): g0^l at each run's rank of each document
-            A, b = design(loss, G[judged], W_judged, r)
-            w1[l] = simplex_lstsq(A, b, solver) if judged.any() else np.full(n, 1.0 / n)
-            g1[:, l] = G @ w1[l]
-        g1_default = curves[t, :, k - 1].copy()
-        A, b = design(loss, g1[judged], W_judged, r)
-        w2 = simplex_lstsq(A, b, solver) if judged.any() else np.full(m, 1.0 / m)
-        fits.append(TopicFit(w1=w1, w2=w2, g1=g1, h2=g1 @ w2, g1_default=g1_default,
-                             h2_default=float(g1_default @ w2)))
-    return FrameworkFit(loss=loss, matrix=matrix, topics=tuple(fits))
+        rank_or_k = np.where(tm.ranks > 0, tm.ranks, K) - 1  # (U, n) index into the curves
+        W_judged = padded[tm.ranks[judged]]
+        G = [curves[t, l][rank_or_k] for l in range(m)]  # (U, n) each: g0^l at each run's rank of each document
+        for loss in losses:
+            w1 = np.zeros((m, n))
+            g1 = np.zeros((len(tm.docs), m))
+            for l in range(m):
+                A, b = design(loss, G[l][judged], W_judged, r)
+                w1[l] = simplex_lstsq(A, b, solver)
+                g1[:, l] = G[l] @ w1[l]
+            g1_default = curves[t, :, K - 1].copy()
+            A, b = design(loss, g1[judged], W_judged, r)
+            w2 = simplex_lstsq(A, b, solver)
+            fits[loss].append(TopicFit(w1=w1, w2=w2, g1=g1, h2=g1 @ w2, g1_default=g1_default,
+                                       h2_default=float(g1_default @ w2)))
+    return {loss: FrameworkFit(loss=loss, matrix=matrix, topics=tuple(fits[loss])) for loss in losses}
 
 
 def run_mask_like(topics, n_topics: int) -> np.ndarray:

@@ -20,8 +20,8 @@ Parametrizations (reconstructed from the AIRS 2016 paper and the authors' script
 The Weibull curve is lambda times the probability mass at j - 1 of the discrete (type I, Nakagawa-Osaki) Weibull
 distribution, P(X >= x) = exp(-(x/alpha)^beta), X = 0, 1, 2, ...: beta < 1 gives a heavy, slowly decaying tail,
 beta > 1 a hump. Fitting: the scale (a or lambda) enters linearly, so it is profiled out (non-negative least
-squares for fixed shape); the shape is found on a coarse grid and refined with ``scipy.optimize`` -- deterministic,
-no random restarts. A topic whose observed gains are all zero gets the zero curve from every model.
+squares for fixed shape); the shape is found on a grid and refined (``scipy.optimize.minimize_scalar`` for Zipf's c,
+Nelder-Mead from the best grid point for Weibull's (alpha, beta)) -- deterministic, no random restarts. A topic whose observed gains are all zero gets the zero curve from every model.
 """
 
 from __future__ import annotations
@@ -68,8 +68,11 @@ def _scale(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _sse(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Residual sum of squares of the best non-negative scale of each basis row; inf where not finite."""
     s = _scale(x, y)
-    return np.sum((s[..., None] * x - y) ** 2, axis=-1)
+    with np.errstate(invalid="ignore", over="ignore"):
+        sse = np.sum((s[..., None] * x - y) ** 2, axis=-1)
+    return np.where(np.isfinite(sse), sse, np.inf)
 
 
 def _zipf_basis(c, ranks):
@@ -77,11 +80,15 @@ def _zipf_basis(c, ranks):
 
 
 def _weibull_basis(log_alpha, log_beta, ranks):
-    alpha = np.exp(np.asarray(log_alpha, dtype=np.float64))[..., None]
+    """exp(-(x/a)^b) - exp(-((x+1)/a)^b) at x = rank - 1, written as exp(-u0) * (-expm1(-(u1 - u0))) with
+    u1 - u0 = a^-b ((x+1)^b - x^b) so that it stays accurate for very large alpha (the power-law limit)."""
     beta = np.exp(np.asarray(log_beta, dtype=np.float64))[..., None]
+    scale = np.exp(-beta * np.asarray(log_alpha, dtype=np.float64)[..., None])  # alpha^-beta
     x = np.asarray(ranks, dtype=np.float64) - 1.0
-    with np.errstate(over="ignore", under="ignore"):
-        return np.exp(-((x / alpha) ** beta)) - np.exp(-(((x + 1.0) / alpha) ** beta))
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        u0 = scale * x**beta
+        du = scale * ((x + 1.0) ** beta - x**beta)
+        return np.exp(-u0) * -np.expm1(-du)
 
 
 def _fit_linear(ranks, y):
@@ -116,18 +123,21 @@ def _fit_zipf(ranks, y):
     return {"a": a, "c": c}
 
 
-_WEI_LOG_ALPHA = np.log(np.geomspace(0.2, 5000.0, 40))
-_WEI_LOG_BETA = np.log(np.geomspace(0.1, 5.0, 30))
+_WEI_GRID = np.meshgrid(np.log(np.geomspace(0.2, 1e6, 45)), np.log(np.geomspace(0.1, 5.0, 30)), indexing="ij")
+_WEI_BOUNDS = [(np.log(0.05), np.log(1e12)), (np.log(0.02), np.log(20.0))]
 
 
 def _fit_weibull(ranks, y):
-    la, lb = np.meshgrid(_WEI_LOG_ALPHA, _WEI_LOG_BETA, indexing="ij")
+    """Profiled least squares over (log alpha, log beta): the best point of a coarse grid, refined by Nelder-Mead
+    within bounds (alpha up to 1e12: when the least-squares optimum lies at alpha -> infinity the curve tends to
+    the power law lambda' * ((x+1)^beta - x^beta), which the bound reaches to within rounding)."""
+    la, lb = _WEI_GRID
     sse = _sse(_weibull_basis(la, lb, ranks), y)
     i, j = np.unravel_index(int(np.argmin(sse)), sse.shape)
     start = np.array([la[i, j], lb[i, j]])
     objective = lambda v: float(_sse(_weibull_basis(v[0], v[1], ranks), y))  # noqa: E731
-    res = optimize.minimize(objective, start, method="L-BFGS-B",
-                            bounds=[(np.log(0.05), np.log(1e5)), (np.log(0.02), np.log(20.0))])
+    res = optimize.minimize(objective, start, method="Nelder-Mead", bounds=_WEI_BOUNDS,
+                            options={"xatol": 1e-7, "fatol": 1e-15, "maxiter": 2000})
     v = res.x if res.fun <= sse[i, j] else start
     lam = float(_scale(_weibull_basis(v[0], v[1], ranks), y))
     return {"lambda": lam, "alpha": float(np.exp(v[0])), "beta": float(np.exp(v[1]))}

@@ -22,9 +22,10 @@ For RBP(p), ``W(j) = (1 - p) p^(j-1)`` and the tail residual is ``p^k``. For SDC
 residual is 0. Gains are ``r = min(grade, max_grade) / max_grade`` (so ``r_max = 1``); with binary qrels and
 ``max_grade=1`` every relevant document has gain 1.
 
-A rank past the end of a short run (``ABSENT``) holds no document: by default it adds neither gain nor residual
-(the ranking is over; nothing can change the score). ``absent_residual=True`` counts it in the unjudged residual
-instead, as ``rbp_eval`` does when a run is notionally extended.
+A rank past the end of a short run (``ABSENT``) holds no document. By default (``short_runs="tail"``) it belongs
+to the tail residual: the tail starts where the ranking stops, as in Moffat's ``rbp_eval`` and
+:func:`evalkit.measures.rbp` (for RBP the residual is then ``unjudged + p^min(length, k)``).
+``short_runs="closed"`` gives those ranks no weight at all (the ranking is over; nothing can change the score).
 
 Truncated AP@l in Sakai's (2014) sense, used as the AP reference at depth d::
 
@@ -47,6 +48,7 @@ __all__ = [
     "gains",
     "judged_mask",
     "WeightedPrecision",
+    "SHORT_RUNS",
     "weighted_precision",
     "rbp",
     "sdcg",
@@ -118,18 +120,24 @@ class WeightedPrecision:
         return self.score + self.residual
 
 
+SHORT_RUNS = ("tail", "closed")
+
+
 def weighted_precision(
     grades: np.ndarray,
     weights: np.ndarray,
     tail: float = 0.0,
     max_grade: int = 1,
-    absent_residual: bool = False,
+    short_runs: str = "tail",
 ) -> WeightedPrecision:
     """Eqs. 1-2 for any weight vector: ``grades[..., :len(weights)]`` scored with ``W(j) = weights[j-1]``.
 
-    ``tail`` is the metric's weight beyond ``len(weights)`` (``p^k`` for RBP, 0 for SDCG@k); it is the tail residual
-    of every ranking. Rankings shorter than the weights are padded as ``ABSENT``.
+    ``tail`` is the metric's weight beyond ``len(weights)`` (``p^k`` for RBP, 0 for SDCG@k). The tail residual is
+    ``tail`` plus, with ``short_runs="tail"``, the weight of the ranks past the end of a short ranking
+    (``"closed"``: those ranks weigh nothing). Rankings narrower than the weights are padded as ``ABSENT``.
     """
+    if short_runs not in SHORT_RUNS:
+        raise ValueError(f"short_runs must be one of {SHORT_RUNS}; got {short_runs!r}")
     g = np.asarray(grades)
     w = np.asarray(weights, dtype=np.float64)
     k = len(w)
@@ -138,26 +146,28 @@ def weighted_precision(
         g = np.concatenate([g, pad], axis=-1)
     g = g[..., :k]
     score = gains(g, max_grade) @ w
-    unknown = (g < 0) if absent_residual else ((g < 0) & (g != ABSENT))
-    unjudged = unknown.astype(np.float64) @ w
-    return WeightedPrecision(score=score, unjudged_residual=unjudged, tail_residual=np.full(score.shape, float(tail)))
+    unjudged = ((g < 0) & (g != ABSENT)).astype(np.float64) @ w
+    tail_residual = np.full(score.shape, float(tail))
+    if short_runs == "tail":
+        tail_residual = tail_residual + (g == ABSENT).astype(np.float64) @ w
+    return WeightedPrecision(score=score, unjudged_residual=unjudged, tail_residual=tail_residual)
 
 
 def rbp(grades: np.ndarray, p: float = 0.95, depth: int | None = None, max_grade: int = 1,
-        absent_residual: bool = False) -> WeightedPrecision:
+        short_runs: str = "tail") -> WeightedPrecision:
     """RBP(p)@depth with its unjudged and tail (``p^depth``) residuals (Moffat and Zobel 2008; Eqs. 1-2).
 
     ``depth`` defaults to the width of ``grades``.
     """
     depth = np.asarray(grades).shape[-1] if depth is None else depth
     w, tail = metric_weights("rbp", depth, p)
-    return weighted_precision(grades, w, tail, max_grade, absent_residual)
+    return weighted_precision(grades, w, tail, max_grade, short_runs)
 
 
-def sdcg(grades: np.ndarray, depth: int, max_grade: int = 1, absent_residual: bool = False) -> WeightedPrecision:
+def sdcg(grades: np.ndarray, depth: int, max_grade: int = 1, short_runs: str = "tail") -> WeightedPrecision:
     """Scaled DCG@depth (weights sum to 1 over ranks 1..depth, tail residual 0) with its unjudged residual."""
     w, tail = metric_weights("sdcg", depth)
-    return weighted_precision(grades, w, tail, max_grade, absent_residual)
+    return weighted_precision(grades, w, tail, max_grade, short_runs)
 
 
 def ap_at_k(grades: np.ndarray, depth: int, n_relevant: np.ndarray, relevance_level: int = 1) -> np.ndarray:

@@ -1,0 +1,289 @@
+"""The simulator: shape and invariants of the arrays, trec_eval order, complete judgments, determinism, parameters,
+and the fit to TREC-8 (the targets stored in data/synthetic_trec8_params.json; re-checked against the real data when
+it is present)."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import numpy as np
+import pytest
+
+from evalkit.collection import Collection
+from evalkit.fit_simulator import average_precision, calibrate, collection_statistics, compare, direct_params
+from evalkit.simulate import DEFAULT_PARAMS_PATH, load_params, simulate_collection
+
+TARGETS = json.loads(DEFAULT_PARAMS_PATH.read_text())["targets"]
+
+
+@pytest.fixture(scope="module")
+def small() -> Collection:
+    return simulate_collection(n_topics=5, n_runs=8, depth=50, seed=1)
+
+
+@pytest.fixture(scope="module")
+def default_timed():
+    simulate_collection(n_topics=2, n_runs=3, depth=10)  # warm up imports
+    started = time.perf_counter()
+    collection = simulate_collection()  # 50 topics x 129 runs x 1000
+    return collection, time.perf_counter() - started
+
+
+@pytest.fixture(scope="module")
+def default_stats(default_timed):
+    return collection_statistics(default_timed[0])
+
+
+def _arrays(c: Collection):
+    return {
+        "docs": c.docs,
+        "scores": c.scores,
+        "vocabulary": c.vocabulary.astype(str),
+        "qrels_topic": c.qrels.topic,
+        "qrels_doc": c.qrels.doc,
+        "qrels_grade": c.qrels.grade,
+        "run_names": c.run_names.astype(str),
+        "group": c.runs_info["group"].to_numpy(str),
+        "type": c.runs_info["type"].to_numpy(str),
+        "judged": c.runs_info["judged"].to_numpy(),
+    }
+
+
+# ------------------------------------------------------------------------------------------------ structure
+
+
+def test_small_collection_shapes_and_metadata(small):
+    c = small
+    assert c.docs.shape == c.scores.shape == (8, 5, 50)
+    assert c.docs.dtype == np.int32 and c.scores.dtype == np.float64
+    assert list(c.topics) == ["1", "2", "3", "4", "5"]
+    assert set(c.runs_info.columns) >= {"group", "type", "judged", "pool_priority"}
+    assert set(c.runs_info["type"]) <= {"automatic", "manual"}
+    # judged = the first runs of each group by pool priority
+    info = c.runs_info
+    assert (info["judged"] == (info["pool_priority"] <= load_params()["groups"]["judged_per_group"])).all()
+    assert info.groupby("group")["pool_priority"].apply(lambda p: sorted(p) == list(range(1, len(p) + 1))).all()
+
+
+def test_padding_and_lengths_agree():
+    c = simulate_collection(n_topics=10, n_runs=30, depth=200, seed=3, params={"short_runs": {"run_share": 0.5}})
+    present = c.docs >= 0
+    assert (present == ~np.isnan(c.scores)).all()
+    # padding only at the end of a ranking
+    assert (np.diff(present.astype(int), axis=2) <= 0).all()
+    lengths = c.lengths
+    assert (lengths >= 1).all() and (lengths <= 200).all()
+    assert (lengths < 200).any()  # some short runs
+
+
+def test_trec_eval_order_and_unique_documents(default_timed):
+    c = default_timed[0]
+    s = np.where(c.docs >= 0, c.scores, -np.inf)
+    both = (c.docs[:, :, 1:] >= 0)
+    step = np.diff(s, axis=2)
+    assert (step[both] <= 0).all()  # score descending
+    tied = both & (step == 0)
+    assert tied.any()
+    assert (c.docs[:, :, 1:][tied] < c.docs[:, :, :-1][tied]).all()  # ties: docno descending
+    sorted_docs = np.sort(np.where(c.docs >= 0, c.docs, -np.arange(1, c.depth + 1)), axis=2)
+    assert (np.diff(sorted_docs, axis=2) != 0).all()  # no document twice in a ranking
+
+
+def test_vocabulary_and_docnos(small):
+    v = small.vocabulary.astype(str)
+    assert (v[:-1] < v[1:]).all()  # sorted, unique
+    assert all(re.fullmatch(r"SYN-\d-\d{5}", d) for d in v)
+    topic_of = np.array([int(d.split("-")[1]) - 1 for d in v])
+    # every retrieved document belongs to its topic
+    t_idx = np.broadcast_to(np.arange(small.n_topics)[None, :, None], small.docs.shape)
+    present = small.docs >= 0
+    assert (topic_of[small.docs[present]] == t_idx[present]).all()
+
+
+def test_complete_judgments(small, default_timed):
+    for c in (small, default_timed[0]):
+        grades = c.grades()
+        assert (grades[c.docs >= 0] >= 0).all()  # every retrieved document judged
+        assert set(np.unique(c.qrels.grade)) <= {0, 1}
+        assert (c.qrels.counts(1) >= 1).all()
+        # the qrels hold exactly the retrieved documents plus unretrieved relevant ones
+        retrieved = np.zeros(len(c.vocabulary), bool)
+        retrieved[c.docs[c.docs >= 0]] = True
+        assert len(c.qrels) == len(c.vocabulary)
+        assert (retrieved[c.qrels.doc] | (c.qrels.grade >= 1)).all()
+
+
+def test_graded():
+    c = simulate_collection(n_topics=6, n_runs=10, depth=100, seed=2, graded=True)
+    grades = np.unique(c.qrels.grade)
+    assert list(grades) == [0, 1, 2]
+    share = (c.qrels.grade == 2).sum() / (c.qrels.grade >= 1).sum()
+    assert share == pytest.approx(load_params()["graded"]["high_share"], abs=0.05)
+    # highly relevant documents are easier to find: higher mean rank position among retrieved relevant
+    g = c.grades()
+    rank = np.broadcast_to(np.arange(c.depth), g.shape)
+    assert rank[g == 2].mean() < rank[g == 1].mean()
+
+
+def test_runs_round_trip_through_trec_files(small, tmp_path):
+    from evalkit.io import read_run, write_run
+
+    runs = []
+    for s in range(small.n_runs):
+        path = write_run(small.to_run(s), tmp_path / f"input.{small.run_names[s]}")
+        runs.append(read_run(path))
+    rebuilt = Collection.from_runs(runs, small.to_qrels(), name="rebuilt")
+    assert np.array_equal(rebuilt.vocabulary.astype(str), small.vocabulary.astype(str))
+    assert np.array_equal(rebuilt.docs, small.docs)
+    assert np.array_equal(rebuilt.scores, small.scores, equal_nan=True)
+
+
+# ------------------------------------------------------------------------------------------------ determinism
+
+
+def test_same_seed_same_arrays_different_seed_different():
+    a = _arrays(simulate_collection(n_topics=7, n_runs=12, depth=80, seed=11))
+    b = _arrays(simulate_collection(n_topics=7, n_runs=12, depth=80, seed=11))
+    c = _arrays(simulate_collection(n_topics=7, n_runs=12, depth=80, seed=12))
+    for key in a:
+        assert np.array_equal(a[key], b[key], equal_nan=a[key].dtype.kind == "f"), key
+    assert not np.array_equal(a["docs"], c["docs"])
+    assert not np.array_equal(a["qrels_grade"], c["qrels_grade"]) or not np.array_equal(a["vocabulary"], c["vocabulary"])
+
+
+def test_seed_as_generator_and_seedsequence():
+    x = _arrays(simulate_collection(3, 5, 30, seed=np.random.SeedSequence(5)))
+    y = _arrays(simulate_collection(3, 5, 30, seed=np.random.SeedSequence(5)))
+    assert np.array_equal(x["docs"], y["docs"])
+    g1 = _arrays(simulate_collection(3, 5, 30, seed=np.random.default_rng(9)))
+    g2 = _arrays(simulate_collection(3, 5, 30, seed=np.random.default_rng(9)))
+    assert np.array_equal(g1["docs"], g2["docs"])
+
+
+def test_known_values_pin_the_stream():
+    """A fingerprint of one small collection: changes only if the model or numpy's streams change."""
+    c = simulate_collection(n_topics=3, n_runs=4, depth=20, seed=0)
+    fingerprint = (int(c.docs.astype(np.int64).sum()), round(float(np.nansum(c.scores)), 6), len(c.vocabulary),
+                   int(c.qrels.counts(1).sum()))
+    assert fingerprint == FINGERPRINT
+
+
+FINGERPRINT = None  # filled in below once the committed parameters are final
+
+
+# ------------------------------------------------------------------------------------------------ parameters
+
+
+def test_params_dict_json_and_errors(tmp_path):
+    base = load_params()
+    partial = load_params({"quality": {"mean": 0.0}})
+    assert partial["quality"]["mean"] == 0.0
+    assert partial["quality"]["sd_group"] == base["quality"]["sd_group"]
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(partial))
+    assert load_params(path)["quality"]["mean"] == 0.0
+    with pytest.raises(KeyError):
+        load_params({"quality": {"meen": 1.0}})
+    with pytest.raises(KeyError):
+        load_params({"qualty": {}})
+    with pytest.raises(ValueError):
+        load_params({"retrieval": {"shared": 1.5}})
+    with pytest.raises(ValueError):
+        simulate_collection(n_topics=0)
+
+
+def test_quality_parameter_moves_map():
+    weak = simulate_collection(8, 12, 200, seed=4, params={"quality": {"mean": 0.5}})
+    strong = simulate_collection(8, 12, 200, seed=4, params={"quality": {"mean": 3.0}})
+    assert np.nanmean(average_precision(strong)) > np.nanmean(average_precision(weak)) + 0.1
+
+
+def test_depth_other_than_1000_and_tiny_sizes():
+    c = simulate_collection(n_topics=1, n_runs=1, depth=5, seed=0)
+    assert c.docs.shape == (1, 1, 5)
+    c = simulate_collection(n_topics=4, n_runs=6, depth=2500, seed=0)
+    assert c.depth == 2500 and (c.lengths <= 2500).all()
+
+
+# ------------------------------------------------------------------------------------------------ measures
+
+
+def test_average_precision_matches_trec_eval(small):
+    from oracle import trec_eval_scores
+
+    ours = average_precision(small)
+    theirs = trec_eval_scores(small, {"map"})["map"]
+    assert np.allclose(ours, theirs, rtol=0, atol=1e-12, equal_nan=True)
+
+
+# ------------------------------------------------------------------------------------------------ the fit
+
+
+def test_generation_time(default_timed):
+    # ~3 s on an idle 2-core machine; the bound leaves room for a loaded CI runner
+    assert default_timed[1] < 15
+
+
+FIT_TOLERANCES = {  # statistic: (relative tolerance, absolute tolerance)
+    "relevant_mean": (0.10, 0),
+    "relevant_q25": (0.30, 0),
+    "relevant_median": (0.15, 0),
+    "relevant_q75": (0.15, 0),
+    "map_mean": (0.10, 0),
+    "map_sd": (0.20, 0),
+    "map_q25": (0.20, 0),
+    "map_median": (0.15, 0),
+    "map_q75": (0.15, 0),
+    "p10_mean": (0.20, 0),
+    "overlap100_within_group": (0.10, 0),
+    "overlap100_between_groups": (0.10, 0),
+    "overlap1000_within_group": (0.10, 0),
+    "union1000_per_topic": (0.10, 0),
+    "judged_share": (0, 0.05),
+    "manual_share": (0, 0.02),
+    "short_run_share": (0, 0.08),
+}
+
+
+@pytest.mark.parametrize("statistic", sorted(FIT_TOLERANCES))
+def test_default_collection_matches_trec8(default_stats, statistic):
+    rel, abs_ = FIT_TOLERANCES[statistic]
+    assert default_stats[statistic] == pytest.approx(TARGETS[statistic], rel=rel, abs=abs_)
+
+
+def test_groups_are_correlated(default_stats):
+    assert default_stats["overlap100_within_group"] > default_stats["overlap100_between_groups"] + 0.15
+
+
+def test_compare_table(default_timed):
+    table = compare(TARGETS, default_timed[0], ["map_mean", "relevant_mean"])
+    assert list(table.columns) == ["target", "synthetic"]
+    assert table.loc["relevant_mean", "target"] == TARGETS["relevant_mean"]
+
+
+def test_direct_params_recover_the_simulated_ones(default_timed):
+    fitted = direct_params(default_timed[0])
+    committed = load_params()
+    assert fitted["groups"]["judged_per_group"] == committed["groups"]["judged_per_group"]
+    mean = fitted["relevant"]["shape"] * fitted["relevant"]["scale"]
+    assert mean == pytest.approx(committed["relevant"]["shape"] * committed["relevant"]["scale"], rel=0.1)
+    assert fitted["runs"]["manual_share"] == pytest.approx(committed["runs"]["manual_share"], abs=0.02)
+
+
+def test_calibrate_runs_on_a_tiny_collection():
+    params = load_params()
+    targets = collection_statistics(simulate_collection(5, 8, 50, seed=0))
+    fitted, log = calibrate(params, targets, n_topics=5, n_runs=8, depth=50, seeds=(0,), iterations=1, verbose=False)
+    assert set(fitted) >= set(params) - {"targets", "fit", "source"}
+    assert len(log) >= 1 and np.isfinite(log["loss"]).all()
+
+
+@pytest.mark.trec8
+def test_committed_targets_are_trec8_statistics(trec8):
+    """The targets in the params file are what collection_statistics measures on TREC-8 (re-fit if not)."""
+    stats = collection_statistics(trec8)
+    for key in ("relevant_total", "relevant_median", "map_mean", "map_sd", "overlap100_within_group",
+                "overlap100_between_groups", "union1000_per_topic", "judged_share"):
+        assert stats[key] == pytest.approx(TARGETS[key], rel=1e-9), key
