@@ -73,7 +73,7 @@ PARAMETER_NAMES: dict[str, tuple[str, ...]] = {
     "relevant": ("shape", "scale", "min"),
     "candidates": ("n_nonrelevant",),
     "quality": ("mean", "sd_group", "sd_run", "manual_bonus", "sd_topic", "sd_run_topic"),
-    "retrieval": ("shared", "shared_spread", "shared_quality", "relevant_spread", "relevant_noise", "run_noise",
+    "retrieval": ("shared", "shared_spread", "shared_quality", "manual_shared", "visibility_spread", "run_noise",
                   "first_stage"),
     "groups": ("size_pmf", "judged_per_group"),
     "runs": ("manual_share",),
@@ -127,11 +127,12 @@ def _checked(params: dict, where: str) -> dict:
             raise KeyError(f"{where}: simulator parameters {group}.{missing} are missing")
     ret = params["retrieval"]
     if (not 0 < ret["shared"] < 1 or ret["shared_spread"] < 0 or not -1 <= ret["shared_quality"] <= 1
-            or ret["relevant_spread"] < 0 or ret["relevant_noise"] < 0 or ret["run_noise"] < 0
+            or not 0 < ret["manual_shared"] < 1 or not 0 <= ret["visibility_spread"] <= 1 or ret["run_noise"] < 0
             or ret["first_stage"] < 1):
         raise ValueError(
             f"{where}: need 0 < retrieval.shared < 1, retrieval.shared_spread >= 0, -1 <= retrieval.shared_quality"
-            " <= 1, retrieval.relevant_spread, relevant_noise and run_noise >= 0, retrieval.first_stage >= 1"
+            " <= 1, 0 < retrieval.manual_shared < 1, 0 <= retrieval.visibility_spread <= 1, retrieval.run_noise >= 0, "
+            "retrieval.first_stage >= 1"
         )
     pmf = np.asarray(params["groups"]["size_pmf"], float)
     if (pmf < 0).any() or not np.isclose(pmf.sum(), 1):
@@ -173,6 +174,18 @@ def _docnos(topic_of_doc: np.ndarray, number: np.ndarray, topic_width: int, numb
     ]
     raw = np.ascontiguousarray(np.concatenate(parts, axis=1))
     return raw.view(f"S{raw.shape[1]}").ravel().astype(str).astype(object)
+
+
+def _manual_groups(rng: np.random.Generator, sizes: np.ndarray, target: float) -> np.ndarray:
+    """Which groups submitted manual runs: groups in random order, taken while that brings the number of manual
+    runs closer to ``target`` (TREC's manual runs came mostly from whole groups)."""
+    manual = np.zeros(len(sizes), bool)
+    count = 0
+    for g in rng.permutation(len(sizes)):
+        if abs(count + sizes[g] - target) < abs(count - target):
+            manual[g] = True
+            count += sizes[g]
+    return manual
 
 
 def _group_structure(rng: np.random.Generator, n_runs: int, pmf) -> np.ndarray:
@@ -222,8 +235,8 @@ def simulate_collection(
     n_groups = int(group[-1]) + 1
     starts = np.searchsorted(group, np.arange(n_groups))
     priority = np.arange(n_runs) - starts[group] + 1
-    manual = np.zeros(n_runs, bool)
-    manual[rng_runs.choice(n_runs, int(round(p["runs"]["manual_share"] * n_runs)), replace=False)] = True
+    manual_group = _manual_groups(rng_runs, np.bincount(group), p["runs"]["manual_share"] * n_runs)
+    manual = manual_group[group]
     q = p["quality"]
     xi = special.ndtri(_stratified_uniform(rng_runs, n_groups))  # group quality deviates
     group_quality = q["mean"] + q["sd_group"] * xi
@@ -231,7 +244,8 @@ def simulate_collection(
     ret = p["retrieval"]
     lam = ret["shared_quality"]
     conformity_deviate = lam * xi + np.sqrt(1 - lam**2) * rng_runs.standard_normal(n_groups)
-    conformity = special.expit(special.logit(ret["shared"]) + ret["shared_spread"] * conformity_deviate)
+    typical = np.where(manual_group, special.logit(ret["manual_shared"]), special.logit(ret["shared"]))
+    conformity = special.expit(typical + ret["shared_spread"] * conformity_deviate)
     tie_rate = _quantile_draw(rng_runs, n_runs, p["ties"]["rate_levels"], p["ties"]["rate_quantiles"])
     sr = p["short_runs"]
     short_run = rng_runs.random(n_runs) < sr["run_share"]
@@ -255,8 +269,7 @@ def simulate_collection(
     w_shared = np.sqrt(conformity).astype(np.float32)[:, None]
     w_group = np.sqrt(1 - conformity).astype(np.float32)[:, None]
     w_run = np.float32(ret["run_noise"])
-    w_relevant = np.float32(ret["relevant_noise"])
-    w_ease = np.float32(ret["relevant_spread"])
+    w_vis = np.float32(ret["visibility_spread"])
     boost = np.float32(1 + p["graded"]["high_boost"])
     group_delta = np.zeros((n_groups, n_topics))  # the mean separation of the group's runs on each topic
     np.add.at(group_delta, group, delta)
@@ -270,23 +283,27 @@ def simulate_collection(
     for t in range(n_topics):
         rng = np.random.Generator(np.random.PCG64(topic_seeds[t]))
         n, r = int(n_cand[t]), int(n_relevant[t])
-        gain = np.zeros(n, np.float32)
-        gain[:r] = 1
-        gain[: n_high[t]] = boost
-        # first stage: f_gd = group_delta_gt * gain_d + sqrt(c_g) z_d + sqrt(1 - c_g) u_gd; keep each group's top K
+        # how visible each relevant document is to automatic systems (a_d) and to manual ones (a'_d, independent):
+        # (1 - w) + w * eta^2, mean 1; w = 1 is chi-square(1): many nearly invisible relevant documents, a few easy
+        eta = rng.standard_normal((2, r), dtype=np.float32)
+        visibility = (1 - w_vis) + w_vis * eta * eta
+        visibility[:, : n_high[t]] *= boost
+        gain = visibility[manual_group.astype(np.intp)]  # (G, r)
+        # first stage: f_gd = group_delta_gt * gain_gd + sqrt(c_g) z_d + sqrt(1 - c_g) u_gd; keep each group's top K
         f = rng.standard_normal((n_groups, n), dtype=np.float32)
         f *= w_group
         f += w_shared * rng.standard_normal(n, dtype=np.float32)[None, :]
-        f[:, :r] += group_delta[:, t, None] * gain[None, :r]
-        f[:, :r] += w_ease * rng.standard_normal(r, dtype=np.float32)[None, :]  # shared ease of relevant docs
-        f[:, :r] += w_relevant * rng.standard_normal((n_groups, r), dtype=np.float32)  # group-specific
+        f[:, :r] += group_delta[:, t, None] * gain
         listed = np.argpartition(-f, first_stage - 1, axis=1)[:, :first_stage] if first_stage < n else np.broadcast_to(np.arange(n), (n_groups, n))
         listed_f = np.take_along_axis(f, listed, axis=1)
-        # second stage: s_rd = f_gd + (delta_rt - group_delta_gt) * gain_d + sigma_w e_rd on the group's list
+        listed_gain = np.zeros(listed.shape, np.float32)
+        is_rel = listed < r
+        listed_gain[is_rel] = gain[np.nonzero(is_rel)[0], listed[is_rel]]
+        # second stage: s_rd = f_gd + (delta_rt - group_delta_gt) * gain_gd + sigma_w e_rd on the group's list
         s = rng.standard_normal((n_runs, listed.shape[1]), dtype=np.float32)
         s *= w_run
         s += listed_f[group]
-        s += run_delta[:, t, None] * gain[listed][group]
+        s += run_delta[:, t, None] * listed_gain[group]
         top = np.argpartition(-s, depth - 1, axis=1)[:, :depth] if depth < s.shape[1] else np.broadcast_to(np.arange(s.shape[1]), s.shape)
         vals = np.take_along_axis(s, top, axis=1)
         order = np.argsort(-vals, axis=1, kind="stable")

@@ -480,6 +480,9 @@ def test_carterette_trial_and_tables():
     assert exp.table4(results).shape[0] == 9
     assert set(exp.figure2_data(results)["algorithm"]) == {"MTC", "RTC"}
     assert len(exp.hypothesis_tests(results)) == 5
+    comparison = exp.paper_comparison(results)
+    assert comparison.loc["median judged", "paper ad hoc 99 (RTC)"] == 179
+    assert set(exp.PAPER_ADHOC99["accuracy"]) == set(exp.BIN_LABELS)
 
 
 def test_winnings_and_bins():

@@ -15,7 +15,7 @@ Definitions used (reconstructed where the paper is terse):
 
 * A pair's *prediction* is the sign of dMAP with P(dMAP < 0) >= 0.5 meaning "dMAP < 0"; its *confidence* is
   max(P, 1 - P); it is *correct* if the true dMAP has the predicted sign. Pairs whose true dMAP is exactly 0
-  are left out of accuracy and W (counted in ``n_true_ties``).
+  are left out of accuracy and W.
 * Bins are [0.5, 0.6), [0.6, 0.7), [0.7, 0.8), [0.8, 0.9), [0.9, 0.95), [0.95, 0.99) and [0.99, 1] (the paper's
   "1.0" row).
 * W (Sec. 4.4): the bookmaker sets odds O = P / (1 - P) on the predicted outcome; W_i = (y_i - P_i)/(1 - P_i)
@@ -59,6 +59,7 @@ __all__ = [
     "figure2_data",
     "table3",
     "table4",
+    "paper_comparison",
     "confidence_bins",
     "winnings",
     "BIN_EDGES",
@@ -440,3 +441,40 @@ def table4(results: ExperimentResults, algorithm: str = "rtc", edges=(0.0, 0.1, 
         f"{lo:g} – {hi:g}": (pairs["overlap"] >= lo) & (pairs["overlap"] < hi) for lo, hi in zip(edges[:-1], edges[1:])
     }
     return _grouped_table(pairs, groups, algorithm.lower())
+
+
+def paper_comparison(results: ExperimentResults) -> pd.DataFrame:
+    """The kit's RTC (and MTC) numbers beside the paper's "ad hoc 99" column (Table 5, RTC) and Table 2 (pooled
+    over five ad hoc collections): accuracy per confidence bin, W-bar, median judgments, mean tau."""
+    t2 = table2(results)
+    rows = []
+    for label in BIN_LABELS:
+        rows.append({
+            "row": f"accuracy {label}",
+            "kit RTC": t2.loc[label, ("RTC", "accuracy")],
+            "paper ad hoc 99 (RTC)": PAPER_ADHOC99["accuracy"][label],
+            "kit MTC": t2.loc[label, ("MTC", "accuracy")],
+            "paper Table 2 MTC": PAPER_TABLE2["MTC"]["accuracy"][label],
+        })
+    for label in BIN_LABELS:
+        rows.append({
+            "row": f"share {label}",
+            "kit RTC": t2.loc[label, ("RTC", "% in bin")],
+            "paper ad hoc 99 (RTC)": np.nan,
+            "kit MTC": t2.loc[label, ("MTC", "% in bin")],
+            "paper Table 2 MTC": PAPER_TABLE2["MTC"]["share"][label],
+        })
+    for key, row in (("W_bar", "W_bar"), ("median judged", "median_judged"), ("mean tau", "mean_tau")):
+        rows.append({
+            "row": key,
+            "kit RTC": t2.loc[key, ("RTC", "% in bin")],
+            "paper ad hoc 99 (RTC)": PAPER_ADHOC99[row],
+            "kit MTC": t2.loc[key, ("MTC", "% in bin")],
+            "paper Table 2 MTC": PAPER_TABLE2["MTC"][row],
+        })
+    rows.append({"row": "mean judged", "kit RTC": t2.loc["mean judged", ("RTC", "% in bin")],
+                 "paper ad hoc 99 (RTC)": np.nan, "kit MTC": t2.loc["mean judged", ("MTC", "% in bin")],
+                 "paper Table 2 MTC": PAPER_TABLE2["MTC"]["mean_judged"]})
+    rows.append({"row": "IP mean tau", "kit RTC": np.nan, "paper ad hoc 99 (RTC)": np.nan,
+                 "kit MTC": t2.loc["mean tau", ("IP", "mean tau")], "paper Table 2 MTC": PAPER_TABLE2["IP"]["mean_tau"]})
+    return pd.DataFrame(rows).set_index("row")

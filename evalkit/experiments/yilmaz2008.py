@@ -1,0 +1,782 @@
+"""Yilmaz, Kanoulas and Aslam (2008), "A simple and efficient sampling method for estimating AP and NDCG".
+
+The paper's three contributions, each run on any collection with judged (pool-contributing) runs:
+
+1. **Confidence intervals for infAP** (Sec. 2, Appendix): :func:`figure1` (mean infAP of every run with its 95%
+   interval, one uniform sample of p% of the depth-100 pool per p) and :func:`ci_validation` (100 samples per p;
+   per run the deviation of mean infAP from MAP in units of its estimated standard deviation, a
+   Kolmogorov-Smirnov test of those deviations against N(0, 1); :func:`ks_table` gives the share of runs not
+   rejected, the paper's 90%).
+2. **xinfAP on stratified samples** (Sec. 3): :func:`figure2` (depth-k pool + as many documents again drawn at
+   random from the rest of the depth-100 pool, k = 10, 5, 1) and :func:`figure3` (the sweep over k, 10 trials
+   each: xinfAP on depth + random, infAP on a uniform sample of the same size, infAP on the depth + random
+   judgments, which violates its assumption).
+3. **infNDCG** (Sec. 4-5): :func:`figure4` (depth-k pool + three strata sampled at rates in the ratio 3 : 1.5 : 1;
+   xinfAP and infNDCG against infAP and plain nDCG on uniform samples of the same size).
+
+The measures live in :mod:`evalkit.inferred` (infAP = trec_eval's ``infAP``, Yilmaz & Aslam 2006, the estimator
+the paper's variance is for; xinfAP and infNDCG with NIST ``sample_eval.pl`` semantics), the sampling designs in
+:mod:`evalkit.sampling` (:func:`~evalkit.sampling.uniform_sample`, :func:`~evalkit.sampling.depth_plus_random`,
+:func:`~evalkit.sampling.depth_plus_strata`), trials go through :func:`evalkit.parallel.run_trials`.
+
+Reconstruction choices (the paper leaves them open; the notebook states them):
+
+* **Truth** ("actual AP"): the paper takes the depth-100 pool as the complete judgment set (its footnote 2). Here
+  the truth is AP (and trec_eval's nDCG) under the depth-100 pool of the judged runs, graded by the collection's
+  qrels (:func:`prepare`). On TREC-8 that pool *is* the official qrels (86,830 judgments, the number the paper
+  quotes); on a simulated collection with complete judgments it drops the relevant documents outside the pool,
+  which no sample of the pool can see.
+* **Pools** are built from the judged runs only; every run is scored (the paper's dots and pluses). Sec. 2 says
+  "the entire depth-100 pool over all submitted runs", but the 86,830 judgments it cites are the official pool
+  of the contributing runs; a deeper pool over all 129 runs would need judgments TREC never made.
+* **p% sampling** (Fig. 1, validation): exactly round(p N_t) documents of each topic's pool, without replacement
+  (:func:`~evalkit.sampling.uniform_sample`'s default).
+* **Variance forms**: the paper's formula with p̂ plugged in (``unbiased=False``) and the unbiased plug-in
+  (``unbiased=True``, the kit's default), each with independent precisions or the Appendix's covariances
+  (:data:`VARIANCE_FORMS`). Mean infAP's interval: ``mean ± 1.96 sqrt(sum_t var_t / T²)``.
+* **KS test**: per run, the trials' deviations ``z = (mean infAP - MAP) / sd`` against N(0, 1), two-sided, exact
+  p-value (``scipy.stats.kstwo``); runs whose estimated sd is 0 in some trial are left out and counted.
+* **"A random sample of the same size"** (Fig. 3, 4): a uniform sample of the depth-100 pool at the rate
+  judged / pooled of the stratified sample it is compared with (same total size; per topic round(rate N_t)).
+* **The 4-strata design** (Fig. 4): see :func:`evalkit.sampling.depth_plus_strata` (equal-width bands of the pool
+  ranks k+1..100, rates in the ratio 3 : 1.5 : 1 scaled so that the budget equals the depth-k pool size).
+* **nDCG** is trec_eval's ``ndcg`` (gain = grade, whole ranking; the paper "adopt[s] the version of nDCG in
+  trec_eval"); ``ndcg_cutoff=100`` in :func:`prepare` switches every nDCG to @100. infNDCG is
+  ``sample_eval``'s (rankings and ideal list cut at 1000).
+* **Statistics** over all runs: Kendall's tau-b, Pearson's rho and the RMS error of the per-run means against the
+  truth; Fig. 3 and 4 average them over the trials, as the paper does.
+* Depths at or beyond the pool depth mean "judge the whole pool" (the designs degenerate to it).
+
+Seeds: :func:`figure1` and :func:`figure2` draw each sample from ``SeedSequence([seed, tag, p or k])``; the trials of
+:func:`ci_validation`, :func:`figure3` and :func:`figure4` get :func:`evalkit.parallel.run_trials`' seeds and draw
+each sample from ``SeedSequence([trial_seed, tag, p or k])``, so one sample does not depend on which other p or k
+are run. Same seed, same numbers, on any executor.
+
+The paper's TREC-9 and TREC-10 panels (Fig. 4) and its "identical conclusions" for TREC-9/10 in Sec. 2 need
+collections we do not have (:data:`PAPER_UNAVAILABLE`): point :func:`prepare` at a directory holding them.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..collection import Collection, JudgedSet
+from ..evaluation import score_matrix
+from ..inferred import infap_variance, inferred_measures
+from ..measures import kernels
+from ..parallel import run_trials
+from ..sampling import depth_plus_random, depth_plus_strata, pool, uniform_sample
+from ..stats import kendall_tau_rows
+
+__all__ = [
+    "DEFAULT_SEED",
+    "P_VALUES",
+    "FIGURE2_DEPTHS",
+    "FIGURE3_DEPTHS",
+    "VARIANCE_FORMS",
+    "DEFAULT_FORM",
+    "FIGURE3_ESTIMATORS",
+    "FIGURE4_ESTIMATORS",
+    "PAPER_TREC8_JUDGMENTS",
+    "PAPER_FIGURE2_SHARE",
+    "PAPER_KS_NOT_REJECTED",
+    "PAPER_STATEMENTS",
+    "PAPER_UNAVAILABLE",
+    "Gold",
+    "prepare",
+    "random_judgments",
+    "depth_random_judgments",
+    "depth_strata_judgments",
+    "plain_ndcg",
+    "run_means",
+    "agreement",
+    "figure1",
+    "figure1_summary",
+    "CIValidation",
+    "ci_validation",
+    "ks_per_run",
+    "ks_table",
+    "ks_test_normal",
+    "figure2",
+    "figure2_summary",
+    "Sweep",
+    "figure3",
+    "figure4",
+    "random_sample_explorer",
+    "stratified_explorer",
+]
+
+DEFAULT_SEED = 2008
+P_VALUES = (0.10, 0.20, 0.30)
+FIGURE2_DEPTHS = (10, 5, 1)
+FIGURE3_DEPTHS = (1, 2, 3, 4, 5, 10, 20, 30, 40, 50)
+
+#: the variance of infAP in four forms: name -> keyword arguments of :func:`evalkit.inferred.infap_variance`
+VARIANCE_FORMS: dict[str, dict] = {
+    "paper plug-in, independent": {"unbiased": False, "covariance": False},
+    "paper plug-in, covariance": {"unbiased": False, "covariance": True},
+    "unbiased, independent": {"unbiased": True, "covariance": False},
+    "unbiased, covariance": {"unbiased": True, "covariance": True},
+}
+DEFAULT_FORM = "unbiased, independent"
+
+FIGURE3_ESTIMATORS = ("xinfAP (depth+random)", "infAP (random)", "infAP (depth+random)")
+FIGURE4_ESTIMATORS = ("xinfAP (4 strata)", "infAP (random)", "infNDCG (4 strata)", "nDCG (random)")
+
+#: "e.g. 86,830 judgments for TREC 8" (Sec. 1): the depth-100 pool
+PAPER_TREC8_JUDGMENTS = 86830
+#: Sec. 3.1: depth-10, -5, -1 pools plus as many random documents judge "23.1%, 12.7% and 3.5% of the entire pool"
+PAPER_FIGURE2_SHARE = {10: 0.231, 5: 0.127, 1: 0.035}
+#: Sec. 2: "for 90% of the systems the hypothesis that the two CDF's match could not be rejected (alpha = 0.05)"
+PAPER_KS_NOT_REJECTED = 0.90
+
+#: what the paper's text says about each figure (its plotted numbers, e.g. the tau / rho / RMS in Fig. 2's panel
+#: titles, are not in our copy of the text)
+PAPER_STATEMENTS = {
+    "figure1": "the greatest majority of the 95% confidence intervals intersect the 45-degree line, i.e. cover "
+               "the actual MAP (p = 10, 20, 30%)",
+    "validation": "KS test of the per-run deviations (in estimated standard deviations) against N(0, 1) over 100 "
+                  "samples: not rejected for 90% of the systems (alpha = 0.05)",
+    "figure2": "xinfAP is an unbiased estimator of AP; it reliably evaluates runs that did not contribute to the "
+               "pool (pluses)",
+    "figure3": "for all levels of incompleteness, in terms of all three statistics (tau, rho, RMS), xinfAP is much "
+               "more accurate than infAP on random judgments and infAP on the depth + random judgments",
+    "figure4": "with the same number of judgments, xinfAP and infNDCG on the 4-strata samples consistently "
+               "outperform infAP and nDCG on random judgments (tau and RMS), on TREC 8, 9 and 10",
+    "figure4_ndcg_rms": "the high RMS error of nDCG on random judgments is because nDCG is computed on them as it "
+                        "is, without aiming at estimating the measure",
+}
+
+PAPER_UNAVAILABLE = (
+    "The paper's TREC-9 and TREC-10 panels (Fig. 4, and the TREC-9/10 runs behind Sec. 2's 'identical "
+    "conclusions') need the TREC-9 and TREC-10 ad hoc / web runs and qrels, which are not available here. "
+    "Everything is run on TREC-8 (the paper's main collection) and on the synthetic default; a reviewer with "
+    "those collections can set `dataset` to their directory (runs/ + qrels)."
+)
+
+_TAGS = {name: zlib.crc32(name.encode()) for name in ("figure1", "figure2", "validation", "figure3", "figure4",
+                                                      "random", "explorer")}
+
+
+def _seed(base, tag: str, value: float, extra: int = 0) -> np.random.SeedSequence:
+    """Seed of one sample: depends on the base seed, the experiment, the p or k, and nothing else."""
+    return np.random.SeedSequence([int(base), _TAGS[tag], int(round(float(value) * 10000)), int(extra)])
+
+
+# ------------------------------------------------------------------------------------------------ gold
+
+
+@dataclass(frozen=True)
+class Gold:
+    """The truth every experiment compares with, computed once by :func:`prepare`.
+
+    ``qrels``: the depth-``depth`` pool of the judged runs graded by the collection's qrels (one stratum, every
+    line judged): the complete judgment set of the paper. ``ap`` / ``ndcg`` (S, T): AP and nDCG under it;
+    ``scored`` (S, T): the topics that enter each run's mean (trec_eval's rule: the run retrieved something and
+    the topic has pooled documents); ``map`` / ``mean_ndcg`` (S,) the means; ``judged`` (S,) runs that built the
+    pool; ``pool_size`` (T,) pooled documents per topic.
+    """
+
+    collection: Collection = field(repr=False)
+    qrels: JudgedSet = field(repr=False)
+    depth: int
+    ndcg_cutoff: int | None
+    ap: np.ndarray = field(repr=False)
+    ndcg: np.ndarray = field(repr=False)
+    scored: np.ndarray = field(repr=False)
+    map: np.ndarray = field(repr=False)
+    mean_ndcg: np.ndarray = field(repr=False)
+    judged: np.ndarray = field(repr=False)
+    pool_size: np.ndarray = field(repr=False)
+    keys: np.ndarray = field(repr=False)  # (S, T, D') topic * V + doc of the ranked documents, V*T for none
+
+    @property
+    def n_pooled(self) -> int:
+        return int(self.pool_size.sum())
+
+    @property
+    def ndcg_name(self) -> str:
+        return "nDCG" if self.ndcg_cutoff is None else f"nDCG@{self.ndcg_cutoff}"
+
+    @property
+    def infndcg_name(self) -> str:
+        return "infNDCG" if self.ndcg_cutoff is None else f"infNDCG@{self.ndcg_cutoff}"
+
+    def runs_frame(self) -> pd.DataFrame:
+        """One row per run: judged flag, MAP and mean nDCG under the complete judgments."""
+        c = self.collection
+        return pd.DataFrame({"run": c.run_names, "judged": self.judged, "MAP": self.map,
+                             f"mean {self.ndcg_name}": self.mean_ndcg}).set_index("run")
+
+
+def _ranked_keys(collection: Collection, depth: int | None) -> np.ndarray:
+    docs = collection.docs if depth is None else collection.docs[:, :, :depth]
+    T, V = collection.n_topics, len(collection.vocabulary)
+    dtype = np.int32 if T * V < np.iinfo(np.int32).max else np.int64
+    keys = docs.astype(dtype) + (np.arange(T, dtype=dtype) * dtype(V))[None, :, None]
+    keys[docs < 0] = T * V
+    return keys
+
+
+def prepare(collection: Collection, depth: int = 100, ndcg_cutoff: int | None = None, runs=None) -> Gold:
+    """The truth of the paper's experiments: the depth-``depth`` pool of ``runs`` (default: the judged runs) as
+    complete judgments, and AP / nDCG of every run under it (see :class:`Gold`)."""
+    p = pool(collection, depth, runs)
+    qrels = p.judged_set(collection.qrels, stratum=np.ones(len(p), np.int32))
+    qrels = JudgedSet(qrels.topic, qrels.doc, np.maximum(qrels.grade, 0).astype(np.int16), qrels.stratum,
+                      qrels.n_topics, qrels.n_docs)  # a pooled document the base qrels miss counts as nonrelevant
+    judged = np.zeros(collection.n_runs, bool)
+    if runs is None:
+        judged[:] = collection.judged_runs
+    else:
+        judged[collection._indices(runs, collection.run_names, "runs")] = True
+    keys = _ranked_keys(collection, None if ndcg_cutoff is None else ndcg_cutoff)
+    ap = score_matrix(collection, "AP", qrels)
+    has_pool = np.bincount(qrels.topic, minlength=collection.n_topics) > 0
+    scored = collection.retrieved & has_pool[None, :]
+    gold = Gold(collection, qrels, int(depth), ndcg_cutoff, ap, np.zeros_like(ap), scored, run_means(ap, scored),
+                np.zeros(collection.n_runs), judged, p.sizes(), keys)
+    ndcg = plain_ndcg(gold, qrels)
+    object.__setattr__(gold, "ndcg", ndcg)
+    object.__setattr__(gold, "mean_ndcg", run_means(ndcg, scored))
+    return gold
+
+
+def _as_gold(data) -> Gold:
+    if isinstance(data, Gold):
+        return data
+    if isinstance(data, Collection):
+        return prepare(data)
+    raise TypeError(f"expected a Collection or a Gold from prepare(), got {type(data).__name__}")
+
+
+def run_means(values: np.ndarray, scored: np.ndarray) -> np.ndarray:
+    """(S,) mean over each run's scored topics of (S, T) ``values`` (NaN where not scored is ignored)."""
+    values = np.where(scored, np.nan_to_num(values, nan=0.0), 0.0)
+    n = scored.sum(axis=1)
+    return np.divide(values.sum(axis=1), n, out=np.zeros(len(n)), where=n > 0)
+
+
+def agreement(truth: np.ndarray, estimates: np.ndarray) -> dict[str, np.ndarray]:
+    """Kendall's tau-b, Pearson's rho and RMS error of each row of ``estimates`` (K, S) or (S,) against ``truth``
+    (S,): ``{"tau": (K,), "rho": (K,), "rms": (K,)}``."""
+    truth = np.asarray(truth, np.float64)
+    est = np.atleast_2d(np.asarray(estimates, np.float64))
+    tau = kendall_tau_rows(truth, est)
+    dt = truth - truth.mean()
+    de = est - est.mean(axis=1, keepdims=True)
+    denom = np.sqrt((dt * dt).sum() * (de * de).sum(axis=1))
+    rho = np.divide(de @ dt, denom, out=np.full(len(est), np.nan), where=denom > 0)
+    rms = np.sqrt(((est - truth[None, :]) ** 2).mean(axis=1))
+    return {"tau": tau, "rho": rho, "rms": rms}
+
+
+# ------------------------------------------------------------------------------------------- samples
+
+
+def _full_pool(gold: Gold) -> JudgedSet:
+    return gold.qrels
+
+
+def random_judgments(gold: Gold, rate: float, seed=None) -> JudgedSet:
+    """Uniform sample of ``rate`` of each topic's depth-100 pool (exactly round(rate N_t) documents; Sec. 2)."""
+    if rate >= 1.0:
+        return _full_pool(gold)
+    return uniform_sample(gold.collection, float(rate), runs=gold.judged, seed=seed, base_qrels=gold.qrels,
+                          depth=gold.depth).qrels
+
+
+def depth_random_judgments(gold: Gold, k: int, seed=None) -> JudgedSet:
+    """The depth-k pool judged plus as many documents again drawn at random from the rest of the pool (Sec. 3.1;
+    two strata). ``k >= depth``: the whole pool."""
+    if k >= gold.depth:
+        return _full_pool(gold)
+    return depth_plus_random(gold.collection, int(k), runs=gold.judged, seed=seed, base_qrels=gold.qrels,
+                             depth=gold.depth).qrels
+
+
+def depth_strata_judgments(gold: Gold, k: int, seed=None, ratio: Sequence[float] = (3.0, 1.5, 1.0),
+                           boundaries=None) -> JudgedSet:
+    """The depth-k pool judged plus three strata of the rest sampled at rates in ``ratio`` with the same budget
+    (Sec. 5; four strata, see :func:`evalkit.sampling.depth_plus_strata`). ``k >= depth - 2``: the whole pool."""
+    if k >= gold.depth - 2:
+        return _full_pool(gold)
+    return depth_plus_strata(gold.collection, int(k), runs=gold.judged, seed=seed, base_qrels=gold.qrels,
+                             depth=gold.depth, ratio=tuple(ratio), boundaries=boundaries).qrels
+
+
+def _n_judged(qrels: JudgedSet) -> int:
+    return int((qrels.grade >= 0).sum())
+
+
+def plain_ndcg(gold: Gold, qrels: JudgedSet) -> np.ndarray:
+    """(S, T) trec_eval's nDCG (or nDCG@cutoff) of every run taking ``qrels`` as they are: documents not judged
+    (not in the qrels, or grade -1) are nonrelevant and the ideal list holds the judged relevant documents only.
+    Equals ``score_matrix(collection, gold.ndcg_name, qrels)``; one gather through a topic x document table."""
+    c = gold.collection
+    T, V = c.n_topics, len(c.vocabulary)
+    table = np.zeros(T * V + 1, np.float64)
+    rel = qrels.grade > 0
+    table[qrels.topic[rel].astype(np.int64) * V + qrels.doc[rel]] = qrels.grade[rel]
+    gains = table[gold.keys]
+    dcg = gains @ kernels.discounts(gains.shape[-1])
+    ideal = qrels.ideal_gains(gold.ndcg_cutoff)
+    ideal_dcg = ideal @ kernels.discounts(ideal.shape[-1])
+    return np.divide(dcg, ideal_dcg[None, :], out=np.zeros(dcg.shape), where=ideal_dcg[None, :] > 0)
+
+
+# ------------------------------------------------------------------------------------------- figure 1
+
+
+def _variance_frames(gold: Gold, qrels: JudgedSet, forms: Sequence[str], confidence: float) -> dict:
+    out = {}
+    for form in forms:
+        v = infap_variance(gold.collection, qrels, confidence=confidence, topics=gold.scored, **VARIANCE_FORMS[form])
+        out[form] = v
+    return out
+
+
+def _check_forms(forms) -> tuple[str, ...]:
+    forms = tuple([forms] if isinstance(forms, str) else forms)
+    unknown = [f for f in forms if f not in VARIANCE_FORMS]
+    if unknown or not forms:
+        raise KeyError(f"unknown variance form(s) {unknown}; choose from {list(VARIANCE_FORMS)}")
+    return forms
+
+
+def figure1(data, p_values: Sequence[float] = P_VALUES, seed: int = DEFAULT_SEED,
+            forms: Sequence[str] = tuple(VARIANCE_FORMS), confidence: float = 0.95) -> pd.DataFrame:
+    """Figure 1: one uniform sample of p% of the pool per p; per run and variance form, mean infAP, its estimated
+    sd and ``confidence`` interval, the actual MAP and whether the interval covers it.
+
+    Columns: p, form, run, judged, MAP, mean_infAP, sd, ci_low, ci_high, covers, judgments, share.
+    """
+    gold = _as_gold(data)
+    forms = _check_forms(forms)
+    names = gold.collection.run_names
+    frames = []
+    for p in p_values:
+        qrels = random_judgments(gold, p, _seed(seed, "figure1", p))
+        n = _n_judged(qrels)
+        for form, v in _variance_frames(gold, qrels, forms, confidence).items():
+            sd = np.sqrt(v.mean_var)
+            frames.append(pd.DataFrame({
+                "p": float(p), "form": form, "run": names, "judged": gold.judged, "MAP": gold.map,
+                "mean_infAP": v.mean, "sd": sd, "ci_low": v.mean_ci_low, "ci_high": v.mean_ci_high,
+                "covers": (v.mean_ci_low <= gold.map) & (gold.map <= v.mean_ci_high),
+                "judgments": n, "share": n / gold.n_pooled,
+            }))
+    return pd.concat(frames, ignore_index=True)
+
+
+def figure1_summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per p and variance form: judgments, share of the pool, Kendall's tau / rho / RMS of mean infAP against MAP,
+    the share of runs whose interval covers MAP (all, judged, unjudged) and the mean interval half-width."""
+    rows = []
+    for (p, form), g in frame.groupby(["p", "form"], sort=False):
+        stats = agreement(g["MAP"].to_numpy(), g["mean_infAP"].to_numpy())
+        rows.append({
+            "p": p, "form": form, "judgments": int(g["judgments"].iloc[0]), "share": g["share"].iloc[0],
+            "tau": stats["tau"][0], "rho": stats["rho"][0], "RMS": stats["rms"][0],
+            "covered": g["covers"].mean(), "covered (judged)": g.loc[g.judged, "covers"].mean(),
+            "covered (unjudged)": g.loc[~g.judged, "covers"].mean() if (~g.judged).any() else np.nan,
+            "mean half-width": ((g["ci_high"] - g["ci_low"]) / 2).mean(),
+        })
+    return pd.DataFrame(rows)
+
+
+# -------------------------------------------------------------------------------------- CI validation
+
+
+def _validation_trial(trial_index: int, trial_seed: int, gold: Gold, p_values, forms, confidence) -> dict:
+    """One sampling trial: for each p a uniform sample; mean infAP (P, S) and its sd under each form (P, F, S)."""
+    S = gold.collection.n_runs
+    mean = np.zeros((len(p_values), S))
+    sd = np.zeros((len(p_values), len(forms), S))
+    judgments = np.zeros(len(p_values), np.int64)
+    for i, p in enumerate(p_values):
+        qrels = random_judgments(gold, p, _seed(trial_seed, "validation", p))
+        judgments[i] = _n_judged(qrels)
+        for j, v in enumerate(_variance_frames(gold, qrels, forms, confidence).values()):
+            mean[i] = v.mean
+            sd[i, j] = np.sqrt(v.mean_var)
+    return {"mean": mean, "sd": sd, "judgments": judgments}
+
+
+@dataclass(frozen=True)
+class CIValidation:
+    """The sampling trials of :func:`ci_validation`.
+
+    ``mean`` (trials, P, S): mean infAP of each run; ``sd`` (trials, P, F, S): its estimated standard deviation
+    under each variance form; ``map`` (S,) the actual MAP; ``judgments`` (trials, P).
+    """
+
+    p_values: tuple[float, ...]
+    forms: tuple[str, ...]
+    runs: np.ndarray
+    judged: np.ndarray
+    map: np.ndarray
+    mean: np.ndarray
+    sd: np.ndarray
+    judgments: np.ndarray
+    n_pooled: int
+    trials: int
+    seed: int
+    confidence: float
+    seconds: float = float("nan")
+
+    @property
+    def z(self) -> np.ndarray:
+        """(trials, P, F, S) deviations (mean infAP - MAP) / sd; NaN where sd = 0."""
+        dev = (self.mean - self.map[None, None, :])[:, :, None, :]
+        return np.divide(dev, self.sd, out=np.full(self.sd.shape, np.nan), where=self.sd > 0)
+
+    def deviations(self) -> pd.DataFrame:
+        """Long table: trial, p, form, run, judged, mean_infAP, sd, z."""
+        n, P, F, S = self.sd.shape
+        idx = np.indices((n, P, F, S)).reshape(4, -1)
+        return pd.DataFrame({
+            "trial": idx[0], "p": np.asarray(self.p_values)[idx[1]],
+            "form": np.asarray(self.forms, object)[idx[2]], "run": self.runs[idx[3]], "judged": self.judged[idx[3]],
+            "mean_infAP": self.mean[idx[0], idx[1], idx[3]], "sd": self.sd.ravel(), "z": self.z.ravel(),
+        })
+
+
+def ci_validation(data, p_values: Sequence[float] = P_VALUES, trials: int = 100, seed: int = DEFAULT_SEED,
+                  forms: Sequence[str] = tuple(VARIANCE_FORMS), confidence: float = 0.95, *,
+                  scheduler: str | None = None, n_jobs: int | None = None, progress: bool = True) -> CIValidation:
+    """Sec. 2's validation: ``trials`` uniform samples at each p; in each, every run's mean infAP and its sd under
+    every variance form. Summarize with :func:`ks_table` / :func:`ks_per_run`."""
+    started = time.perf_counter()
+    gold = _as_gold(data)
+    forms = _check_forms(forms)
+    p_values = tuple(float(p) for p in p_values)
+    records = run_trials(_validation_trial, int(trials), seed, args=(gold, p_values, forms, confidence),
+                         scheduler=scheduler, n_jobs=n_jobs, progress=progress, desc="Yilmaz 2008: CI validation")
+    S = gold.collection.n_runs
+    stack = (lambda key, shape: np.stack([r[key] for r in records]) if records else np.zeros(shape))
+    return CIValidation(
+        p_values=p_values, forms=forms, runs=gold.collection.run_names, judged=gold.judged, map=gold.map,
+        mean=stack("mean", (0, len(p_values), S)), sd=stack("sd", (0, len(p_values), len(forms), S)),
+        judgments=stack("judgments", (0, len(p_values))), n_pooled=gold.n_pooled, trials=int(trials), seed=seed,
+        confidence=confidence, seconds=time.perf_counter() - started,
+    )
+
+
+def ks_test_normal(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided one-sample Kolmogorov-Smirnov test of each row of ``z`` (K, n) against N(0, 1): (D, p-value),
+    as ``scipy.stats.kstest(row, "norm")`` (exact p-value from ``scipy.stats.kstwo``)."""
+    from scipy.stats import kstwo, norm
+
+    z = np.sort(np.atleast_2d(np.asarray(z, np.float64)), axis=1)
+    n = z.shape[1]
+    cdf = norm.cdf(z)
+    i = np.arange(1, n + 1)
+    d = np.maximum((i / n - cdf).max(axis=1), (cdf - (i - 1) / n).max(axis=1))
+    return d, kstwo.sf(d, n)
+
+
+def ks_per_run(validation: CIValidation, alpha: float = 0.05) -> pd.DataFrame:
+    """Per p, variance form and run: the KS statistic and p-value of the trials' z against N(0, 1), whether
+    it is rejected at ``alpha``, the empirical sd of mean infAP over trials and the root mean estimated
+    variance. Runs with sd = 0 in some trial get NaN (not tested)."""
+    z = validation.z  # (n, P, F, S)
+    n, P, F, S = z.shape
+    rows = np.moveaxis(z, 0, -1).reshape(P * F * S, n)
+    ok = np.isfinite(rows).all(axis=1)
+    d = np.full(len(rows), np.nan)
+    pv = np.full(len(rows), np.nan)
+    if ok.any() and n > 0:
+        d[ok], pv[ok] = ks_test_normal(rows[ok])
+    idx = np.indices((P, F, S)).reshape(3, -1)
+    empirical = validation.mean.std(axis=0, ddof=1) if n > 1 else np.full((P, S), np.nan)  # (P, S)
+    estimated = np.sqrt((validation.sd ** 2).mean(axis=0))  # (P, F, S)
+    bias = (validation.mean - validation.map[None, None, :]).mean(axis=0)  # (P, S)
+    return pd.DataFrame({
+        "p": np.asarray(validation.p_values)[idx[0]], "form": np.asarray(validation.forms, object)[idx[1]],
+        "run": validation.runs[idx[2]], "judged": validation.judged[idx[2]], "MAP": validation.map[idx[2]],
+        "bias": bias[idx[0], idx[2]], "empirical sd": empirical[idx[0], idx[2]],
+        "estimated sd": estimated.ravel(), "D": d, "p_value": pv,
+        "rejected": pd.array([bool(x < alpha) if good else pd.NA for x, good in zip(pv, ok)], dtype="boolean"),
+        "coverage": _coverage(rows, validation.confidence),
+    })
+
+
+def _coverage(rows: np.ndarray, confidence: float) -> np.ndarray:
+    """Per row, the share of finite z with |z| <= the normal quantile (NaN for a row without finite z)."""
+    finite = np.isfinite(rows)
+    inside = (np.abs(np.where(finite, rows, np.inf)) <= _z(confidence)).sum(axis=1)
+    n = finite.sum(axis=1)
+    return np.divide(inside, n, out=np.full(len(rows), np.nan), where=n > 0)
+
+
+def _z(confidence: float) -> float:
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(0.5 + confidence / 2.0)
+
+
+def ks_table(validation: CIValidation, alpha: float = 0.05) -> pd.DataFrame:
+    """Per p and variance form: runs tested, the share of runs whose deviations the KS test does **not** reject
+    (the paper's 90%), the coverage of the intervals over all trials and runs, the mean and sd of z (0 and 1 if
+    the intervals are right), and the median ratio of empirical to estimated sd (1 if the variance is right)."""
+    per_run = ks_per_run(validation, alpha)
+    z = validation.z
+    rows = []
+    for i, p in enumerate(validation.p_values):
+        for j, form in enumerate(validation.forms):
+            g = per_run[(per_run.p == p) & (per_run.form == form)]
+            tested = g["p_value"].notna()
+            zz = z[:, i, j, :]
+            rows.append({
+                "p": p, "form": form, "trials": validation.trials,
+                "judgments": float(validation.judgments[:, i].mean()) if validation.trials else np.nan,
+                "runs tested": int(tested.sum()), "runs not tested": int((~tested).sum()),
+                "not rejected": float((g.loc[tested, "p_value"] >= alpha).mean()) if tested.any() else np.nan,
+                "not rejected (judged)": float((g.loc[tested & g.judged, "p_value"] >= alpha).mean())
+                if (tested & g.judged).any() else np.nan,
+                "not rejected (unjudged)": float((g.loc[tested & ~g.judged, "p_value"] >= alpha).mean())
+                if (tested & ~g.judged).any() else np.nan,
+                "coverage": float(np.nanmean(np.abs(zz) <= _z(validation.confidence))) if zz.size else np.nan,
+                "mean z": float(np.nanmean(zz)) if zz.size else np.nan,
+                "sd z": float(np.nanstd(zz, ddof=1)) if zz.size > 1 else np.nan,
+                "empirical / estimated sd": float(np.nanmedian(g["empirical sd"] / g["estimated sd"])),
+            })
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------------------- figure 2
+
+
+def figure2(data, depths: Sequence[int] = FIGURE2_DEPTHS, seed: int = DEFAULT_SEED) -> pd.DataFrame:
+    """Figure 2: one depth-k + random sample per k; per run, actual MAP and mean xinfAP.
+
+    Columns: k, run, judged, MAP, mean_xinfAP, judgments, share (of the depth-100 pool)."""
+    gold = _as_gold(data)
+    frames = []
+    for k in depths:
+        qrels = depth_random_judgments(gold, int(k), _seed(seed, "figure2", k))
+        xinf = inferred_measures(gold.collection, qrels, ["infAP"])["infAP"]
+        n = _n_judged(qrels)
+        frames.append(pd.DataFrame({"k": int(k), "run": gold.collection.run_names, "judged": gold.judged,
+                                    "MAP": gold.map, "mean_xinfAP": run_means(xinf, gold.scored),
+                                    "judgments": n, "share": n / gold.n_pooled}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def figure2_summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per k: judgments, share of the pool (and the paper's), RMS / tau / rho over all runs, and RMS and tau over
+    the unjudged runs only (the paper's robustness claim)."""
+    rows = []
+    for k, g in frame.groupby("k", sort=False):
+        s = agreement(g["MAP"].to_numpy(), g["mean_xinfAP"].to_numpy())
+        u = g[~g.judged]
+        su = agreement(u["MAP"].to_numpy(), u["mean_xinfAP"].to_numpy()) if len(u) > 2 else None
+        rows.append({"k": k, "judgments": int(g["judgments"].iloc[0]), "share": g["share"].iloc[0],
+                     "paper share": PAPER_FIGURE2_SHARE.get(int(k), np.nan),
+                     "RMS": s["rms"][0], "tau": s["tau"][0], "rho": s["rho"][0],
+                     "RMS (unjudged)": su["rms"][0] if su else np.nan,
+                     "tau (unjudged)": su["tau"][0] if su else np.nan,
+                     "mean error": float((g["mean_xinfAP"] - g["MAP"]).mean())})
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------------- figures 3 and 4
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A sweep over pool depths k with repeated trials (Figures 3 and 4).
+
+    ``means`` (trials, K, E, S): each estimator's per-run mean; ``judgments`` (trials, K, E); ``stats``: long
+    table trial, k, estimator, measure (AP or nDCG), judgments, share, tau, rho, RMS; :meth:`summary` averages
+    over trials as the paper does.
+    """
+
+    depths: tuple[int, ...]
+    estimators: tuple[str, ...]
+    measure_of: tuple[str, ...]  # "AP" or "nDCG" per estimator
+    means: np.ndarray
+    judgments: np.ndarray
+    stats: pd.DataFrame
+    trials: int
+    seed: int
+    seconds: float = float("nan")
+
+    def summary(self) -> pd.DataFrame:
+        """Mean over trials of judgments, share, tau, rho and RMS per (k, estimator); plus min/max of tau."""
+        g = self.stats.groupby(["k", "estimator"], sort=False, observed=True)
+        out = g[["judgments", "share", "tau", "rho", "RMS"]].mean()
+        out["tau min"] = g["tau"].min()
+        out["tau max"] = g["tau"].max()
+        out.insert(0, "measure", g["measure"].first())
+        return out.reset_index()
+
+
+def _figure3_trial(trial_index: int, trial_seed: int, gold: Gold, depths) -> dict:
+    c = gold.collection
+    S = c.n_runs
+    means = np.zeros((len(depths), 3, S))
+    judgments = np.zeros((len(depths), 3), np.int64)
+    for i, k in enumerate(depths):
+        mixed = depth_random_judgments(gold, k, _seed(trial_seed, "figure3", k))
+        m = inferred_measures(c, mixed, ["infAP", "trec_infAP"])
+        n = _n_judged(mixed)
+        rnd = random_judgments(gold, n / gold.n_pooled, _seed(trial_seed, "random", k, 3))
+        r = inferred_measures(c, rnd, ["trec_infAP"])["trec_infAP"]
+        means[i, 0] = run_means(m["infAP"], gold.scored)
+        means[i, 1] = run_means(r, gold.scored)
+        means[i, 2] = run_means(m["trec_infAP"], gold.scored)
+        judgments[i] = (n, _n_judged(rnd), n)
+    return {"means": means, "judgments": judgments}
+
+
+def _figure4_trial(trial_index: int, trial_seed: int, gold: Gold, depths, ratio, boundaries) -> dict:
+    c = gold.collection
+    S = c.n_runs
+    means = np.zeros((len(depths), 4, S))
+    judgments = np.zeros((len(depths), 4), np.int64)
+    for i, k in enumerate(depths):
+        strat = depth_strata_judgments(gold, k, _seed(trial_seed, "figure4", k), ratio, boundaries)
+        m = inferred_measures(c, strat, ["infAP", gold.infndcg_name])
+        n = _n_judged(strat)
+        rnd = random_judgments(gold, n / gold.n_pooled, _seed(trial_seed, "random", k, 4))
+        r = inferred_measures(c, rnd, ["trec_infAP"])["trec_infAP"]
+        means[i, 0] = run_means(m["infAP"], gold.scored)
+        means[i, 1] = run_means(r, gold.scored)
+        means[i, 2] = run_means(m[gold.infndcg_name], gold.scored)
+        means[i, 3] = run_means(plain_ndcg(gold, rnd), gold.scored)
+        nr = _n_judged(rnd)
+        judgments[i] = (n, nr, n, nr)
+    return {"means": means, "judgments": judgments}
+
+
+def _sweep(gold, trial_fn, args, estimators, measure_of, depths, trials, seed, scheduler, n_jobs, progress, desc):
+    started = time.perf_counter()
+    records = run_trials(trial_fn, int(trials), seed, args=(gold, depths) + tuple(args), scheduler=scheduler,
+                         n_jobs=n_jobs, progress=progress, desc=desc)
+    K, E, S = len(depths), len(estimators), gold.collection.n_runs
+    means = np.stack([r["means"] for r in records]) if records else np.zeros((0, K, E, S))
+    judgments = np.stack([r["judgments"] for r in records]) if records else np.zeros((0, K, E), np.int64)
+    truth = {"AP": gold.map, "nDCG": gold.mean_ndcg}
+    frames = []
+    for e, (name, measure) in enumerate(zip(estimators, measure_of)):
+        flat = means[:, :, e, :].reshape(-1, S)
+        st = agreement(truth[measure], flat) if len(flat) else {"tau": [], "rho": [], "rms": []}
+        idx = np.indices((len(records), K)).reshape(2, -1)
+        frames.append(pd.DataFrame({
+            "trial": idx[0], "k": np.asarray(depths)[idx[1]], "estimator": name, "measure": measure,
+            "judgments": judgments[:, :, e].ravel(), "share": judgments[:, :, e].ravel() / gold.n_pooled,
+            "tau": st["tau"], "rho": st["rho"], "RMS": st["rms"],
+        }))
+    stats = pd.concat(frames, ignore_index=True)
+    stats["estimator"] = pd.Categorical(stats["estimator"], categories=list(estimators), ordered=True)
+    stats = stats.sort_values(["k", "estimator", "trial"], kind="stable").reset_index(drop=True)
+    return Sweep(tuple(depths), tuple(estimators), tuple(measure_of), means, judgments, stats, int(trials), seed,
+                 time.perf_counter() - started)
+
+
+def figure3(data, depths: Sequence[int] = FIGURE3_DEPTHS, trials: int = 10, seed: int = DEFAULT_SEED, *,
+            scheduler: str | None = None, n_jobs: int | None = None, progress: bool = True) -> Sweep:
+    """Figure 3: for each k and trial, a depth-k + random sample (xinfAP, and trec_eval's infAP on the same
+    judgments) and a uniform sample of the same size (infAP); tau, rho and RMS of the run means against MAP."""
+    gold = _as_gold(data)
+    depths = tuple(int(k) for k in depths)
+    return _sweep(gold, _figure3_trial, (), FIGURE3_ESTIMATORS, ("AP", "AP", "AP"), depths, trials, seed,
+                  scheduler, n_jobs, progress, "Yilmaz 2008: Figure 3")
+
+
+def figure4(data, depths: Sequence[int] = FIGURE3_DEPTHS, trials: int = 10, seed: int = DEFAULT_SEED,
+            ratio: Sequence[float] = (3.0, 1.5, 1.0), boundaries=None, *, scheduler: str | None = None,
+            n_jobs: int | None = None, progress: bool = True) -> Sweep:
+    """Figure 4: for each k and trial, a 4-strata sample (depth-k pool + three strata at rates in ``ratio``;
+    xinfAP and infNDCG) and a uniform sample of the same size (infAP and plain nDCG, unjudged = nonrelevant)."""
+    gold = _as_gold(data)
+    depths = tuple(int(k) for k in depths)
+    return _sweep(gold, _figure4_trial, (tuple(ratio), boundaries), FIGURE4_ESTIMATORS,
+                  ("AP", "AP", "nDCG", "nDCG"), depths, trials, seed, scheduler, n_jobs, progress,
+                  "Yilmaz 2008: Figure 4")
+
+
+# -------------------------------------------------------------------------------------------- widgets
+
+
+def random_sample_explorer(data, p: float = 0.2, seed: int = DEFAULT_SEED, form: str = DEFAULT_FORM):
+    """Slider over p: draws a uniform sample of p% of the pool, redraws mean infAP with its intervals against MAP
+    (dots: judged runs, pluses: the others) with tau / rho / RMS and the share of intervals covering MAP."""
+    import ipywidgets as widgets
+    import matplotlib.pyplot as plt
+
+    from ..plots import estimate_vs_truth
+    from ..widgets import interactive_figure
+
+    gold = _as_gold(data)
+
+    def draw(p, form, seed):
+        frame = figure1(gold, [p], seed=seed, forms=[form])
+        covered = frame["covers"].mean()
+        fig, ax = plt.subplots(figsize=(5.5, 5))
+        estimate_vs_truth(frame["MAP"], frame["mean_infAP"], frame["judged"], errors=(frame["ci_high"] -
+                          frame["ci_low"]) / 2, xlabel="actual MAP", ylabel="mean infAP", ax=ax,
+                          title=f"p = {p:.0%}: {frame['judgments'].iloc[0]:,} judgments, "
+                                f"{covered:.0%} of intervals cover MAP")
+        plt.show()
+
+    return interactive_figure(
+        draw,
+        p=widgets.FloatSlider(value=p, min=0.05, max=1.0, step=0.05, description="p", readout_format=".0%",
+                              continuous_update=False),
+        form=widgets.Dropdown(options=list(VARIANCE_FORMS), value=form, description="variance"),
+        seed=widgets.IntText(value=seed, description="seed"),
+    )
+
+
+def stratified_explorer(data, k: int = 10, ratio: Sequence[float] = (3.0, 1.5, 1.0), seed: int = DEFAULT_SEED):
+    """Sliders over k and the three stratum weights: draws the 4-strata sample and a uniform sample of the same
+    size, and redraws xinfAP / infNDCG (left) and infAP / nDCG on the random judgments (right) against the truth.
+    Setting the weights (1, 1, 1) gives the two-strata depth + random design of Figures 2 and 3."""
+    import ipywidgets as widgets
+    import matplotlib.pyplot as plt
+
+    from ..plots import estimate_vs_truth
+    from ..widgets import interactive_figure
+
+    gold = _as_gold(data)
+    c = gold.collection
+
+    def draw(k, top, middle, bottom, measure):
+        weights = (top, middle, bottom)
+        if min(weights) <= 0:
+            weights = tuple(max(w, 1e-6) for w in weights)
+        strat = depth_strata_judgments(gold, k, _seed(seed, "explorer", k), weights)
+        n = _n_judged(strat)
+        rnd = random_judgments(gold, n / gold.n_pooled, _seed(seed, "explorer", k, 1))
+        if measure == "AP":
+            est = run_means(inferred_measures(c, strat, ["infAP"])["infAP"], gold.scored)
+            base = run_means(inferred_measures(c, rnd, ["trec_infAP"])["trec_infAP"], gold.scored)
+            truth, names = gold.map, ("xinfAP (4 strata)", "infAP (random)")
+        else:
+            est = run_means(inferred_measures(c, strat, [gold.infndcg_name])[gold.infndcg_name], gold.scored)
+            base = run_means(plain_ndcg(gold, rnd), gold.scored)
+            truth, names = gold.mean_ndcg, ("infNDCG (4 strata)", f"{gold.ndcg_name} (random)")
+        fig, axes = plt.subplots(1, 2, figsize=(10, 4.8), sharex=True, sharey=True)
+        for ax, values, name in zip(axes, (est, base), names):
+            estimate_vs_truth(truth, values, gold.judged, ax=ax, xlabel=f"actual {measure}", ylabel=name,
+                              title=f"{name}, k = {k}: {n / gold.n_pooled:.1%} of the pool judged")
+        plt.show()
+
+    max_k = max(1, min(50, gold.depth - 3))
+    slider = (lambda v, d: widgets.FloatSlider(value=v, min=0.1, max=5.0, step=0.1, description=d,
+                                               continuous_update=False))
+    return interactive_figure(
+        draw,
+        k=widgets.IntSlider(value=min(k, max_k), min=1, max=max_k, description="depth k", continuous_update=False),
+        top=slider(ratio[0], "top"), middle=slider(ratio[1], "middle"), bottom=slider(ratio[2], "bottom"),
+        measure=widgets.Dropdown(options=["AP", "nDCG"], value="AP", description="measure"),
+    )
