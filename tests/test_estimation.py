@@ -418,6 +418,17 @@ def test_framework_on_two_strata_judgments(pooled):
     assert np.all(np.isfinite(est.scores["Lb"])) and np.all(est.scores["La"] >= est.scores["LB"] - 1e-12)
 
 
+def test_estimates_for_sdcg(pooled):
+    c = pooled
+    shallow = pool_qrels(c, 10)
+    est = estimate_scores(c, shallow, 10, depth=40, metric="sdcg", estimators=("LB", "RM", "Lin", "Lb"))
+    grades = c.grades(shallow)[contributing_runs(c)]
+    np.testing.assert_allclose(est.scores["LB"], sdcg(grades, 40).score)
+    ref = reference_scores(c, 40, metric="sdcg")
+    assert np.all(ref.tail_residual[:, 1:] == 0)  # no tail beyond the cut-off (run r1 is short on topic 0)
+    assert np.all(est.scores["Lb"] <= 1 + 1e-12)
+
+
 def test_weighted_precision_pads_short_grades():
     g = np.array([[[1, 0]]], np.int16)
     r = weighted_precision(g, rbp_weights(0.5, 4), tail=0.5**4)

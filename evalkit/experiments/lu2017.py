@@ -8,18 +8,18 @@ are the full qrels restricted to it. The metric is RBP(0.95) at the reference de
 RBP@d with the full qrels (score and residual). Five estimators: LB, RM, Lin (the best rank-level model), La, Lb;
 the adjust-or-not threshold theta = 0.018 (set by the authors on TREC-5/7/8).
 
-==================  ==========================================================================================
-:func:`figure3_gamma_by_depth`   mean gamma (Eq. 10, normalized by the number of runs) vs pool depth (Fig. 3 left)
-:func:`figure3_gamma_per_topic`  gamma of every topic at d' = 10 (Fig. 3 middle)
-:func:`figure3_rmse_vs_theta`    RMSE (and Acc%) vs theta for LB, Lin, Wei at d' = 10 (Fig. 3 right)
-:func:`table2`                   RMSE and Acc% of LB, RM, Lin, La, Lb at d' = 10, 20, 30, theta = 0 and 0.018
-:func:`table2_layout`            any long Table-2 frame (the kit's or :data:`PAPER_TABLE2`) in the paper's layout
-:func:`table3`                   leave-one-group-out at d' = 10, theta = 0 (the group's runs scored)
-:func:`figure4`                  tau distance and dist (Eq. 11) vs pool depth, reference = LB at d
-:func:`figure6`                  two-strata judgments (depth 10 + 10% of ranks 11-100), 10 repetitions:
-                                 InfAP, InfRBP, La, Lb
-:func:`rmse_ordering`            the estimators ordered by RMSE per (collection, depth, theta)
-==================  ==========================================================================================
+* :func:`figure3_gamma_by_depth`: mean gamma (Eq. 10, normalized by the number of runs) vs pool depth (Fig. 3 left)
+* :func:`figure3_gamma_per_topic`: gamma of every topic at d' = 10 (Fig. 3 middle)
+* :func:`figure3_rmse_vs_theta`: RMSE (and Acc%) vs theta for LB, Lin, Wei at d' = 10 (Fig. 3 right)
+* :func:`table2`: RMSE and Acc% of LB, RM, Lin, La, Lb at d' = 10, 20, 30, theta = 0 and 0.018;
+  :func:`table2_layout` prints any long Table-2 frame (the kit's or :data:`PAPER_TABLE2`) in the paper's layout,
+  :func:`rmse_ordering` orders the estimators by RMSE per (collection, d', theta)
+* :func:`table3`: leave-one-group-out at d' = 10, theta = 0 (the group's runs scored)
+* :func:`figure4`: tau distance and dist (Eq. 11) vs pool depth, reference = LB at d
+* :func:`figure6`: two-strata judgments (depth 10 + 10% of ranks 11-100), 10 repetitions: InfAP, InfRBP, La, Lb
+
+:func:`prepare` builds what they share (reference scores, system matrix) once; each function also takes a
+Collection.
 
 The paper's collections (TREC-9/10, Robust04, TB04/05/06, CW10) are not available here; TREC-8 is, but the
 authors used TREC-8 (with TREC-5/7) only to set theta and did not report it. :data:`PAPER_TABLE2` and
@@ -32,6 +32,11 @@ Choices the paper leaves open (see also :mod:`evalkit.estimation`):
 * Figs. 4 and 6 use theta = 0.018 unless told otherwise (the paper does not say); the reference of InfAP is Sakai's
   AP@d on the full qrels (the paper: "the truncated metric AP@d is computed as described by Sakai"), InfAP itself
   is trec_eval's infAP (:func:`evalkit.inferred.trec_infap`) on the whole ranking, as the paper ran trec_eval.
+* The system matrix records each document's rank in every contributing run down to the runs' full length
+  (k = 1000 on TREC, "the maximum depth of lists returned"); a run that did not return the document contributes
+  the model gain at 1000, and the gain models are extrapolated that far. (Cutting the matrix at d = 100 instead
+  gives g0(100) to every document a run ranks below 100 and makes La / Lb worse on TREC-8: RMSE 0.078 / 0.073
+  instead of about 0.070 at d' = 10, theta = 0.)
 * Two-strata samples draw ``round(0.1 * size)`` documents per topic from ranks 11-100 of the contributing runs
   (:func:`evalkit.estimation.two_strata_qrels`); the framework is fitted on the 10-deep first stratum and trained on
   every judged document (first stratum and sample).

@@ -83,6 +83,10 @@ __all__ = [
     "Study",
     "run_study",
     "claims",
+    "plot_depths",
+    "plot_figure1",
+    "draw_design",
+    "explorer",
 ]
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -578,10 +582,12 @@ def titlestat_sets(collection: Collection, sample: RelevanceSample, titles: Mapp
 
 
 def titlestat_example() -> dict:
-    """A tiny made-up example: two topics' titles, the texts of eight documents, and two judged relevant sets
+    """A tiny made-up example: two topics' titles, the texts of nine documents, and two judged relevant sets
     (``pool``: what a shallow pool found; ``sample_below``: what deep sampling added). Hand-computed titlestat:
-    pool 0.9167 (topic 1: (2/3 + 3/3) / 2 = 0.8333; topic 2: 1.0), sample_below 0.25 (topic 1: (0 + 1/2) / 2 =
-    0.25; topic 2: (1/2 + 0) / 2 = 0.25)."""
+    pool 0.9167 (topic 1 "solar eclipse": solar in 2 of 3 documents, eclipse in 3 of 3, (2/3 + 3/3) / 2 =
+    0.8333; topic 2 "honey bee decline": every word in both documents, 1.0); sample_below 0.2083 (topic 1: solar
+    in 0 of 2, eclipse in 1 of 2, 0.25; topic 2: honey in 1 of 2, bee and decline in none ("bumblebees" is another
+    word), 1/6)."""
     titles = {"1": "Solar eclipse", "2": "Honey bee decline"}
     texts = {
         "d1": "A total solar eclipse crossed the Pacific on Tuesday.",
@@ -703,3 +709,99 @@ def claims(study: Study, dataset: str) -> list:
               "not computable: run files carry no document text", dataset, "",
               "titlestat() is provided over a caller-supplied text source"),
     ]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# figures and the widget (kept here: they draw this paper's shapes)
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def plot_depths(sample: RelevanceSample, ax=None, title: str | None = None):
+    """Sample depth per topic (topics sorted by P(rel)): bars = the depth used, coloured by what set it (the
+    linear fit, the "200 more documents" floor, the cap); dots = the depth before the cap; dashed lines = the
+    phase-1 depth and the cap."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    t = sample.table.sort_values("p_rel").reset_index()
+    t["topic"] = t["topic"].astype(str)
+    t["set by"] = np.where(t.capped, "cap", np.where(t.floor, "floor (+budget)", "linear fit"))
+    ax = ax or plt.subplots(figsize=(10, 3.5))[1]
+    sns.barplot(data=t, x="topic", y="depth", hue="set by", dodge=False, ax=ax,
+                hue_order=["linear fit", "floor (+budget)", "cap"], palette=["C0", "C2", "C3"])
+    ax.scatter(np.arange(len(t)), t.depth_uncapped, color="k", s=10, zorder=3, label="before the cap")
+    ax.axhline(sample.params["phase1_depth"], color="0.4", ls="--", lw=0.8)
+    ax.axhline(sample.params["max_depth"], color="C3", ls=":", lw=0.8)
+    if t.depth_uncapped.max() > 4 * t.depth.max():
+        ax.set_yscale("log")
+    ax.set_xticks(ax.get_xticks())
+    ax.set_xticklabels(t.topic, rotation=90, fontsize=6)
+    ax.set_xlabel("topic (sorted by P(rel) in the phase-1 pool)")
+    ax.set_ylabel("sample depth")
+    ax.legend(fontsize=8, loc="upper left")
+    p = sample.params
+    ax.set_title(title or (f"rpt = {p['rpt']:.3g}, slope = {p['slope']:.3g} per {p['phase1_depth']} ranks: depth "
+                           f"{int(t.depth.min())}-{int(t.depth.max())}, mean {t.depth.mean():.0f}, "
+                           f"{int(t.capped.sum())} topics capped at {p['max_depth']}"), fontsize=10)
+    return ax
+
+
+def plot_figure1(frame: pd.DataFrame, ax=None, title: str | None = None, phase1_depth: int = 50):
+    """The paper's Figure 1: each run's MAP on the phase-1 pool (x) against its infAP on the sample (y); dots =
+    pooling runs, pluses = the others; tau, rho, RMS in the title."""
+    from ..plots import estimate_vs_truth
+
+    lower = int(frame.lower.sum())
+    text = title or f"infAP < MAP for {lower} of {len(frame)} runs"
+    return estimate_vs_truth(frame.MAP_pool, frame.infAP_sample, frame.judged, ax=ax, title=text,
+                             xlabel=f"MAP, depth-{phase1_depth} pool", ylabel="infAP, relevance-based sample")
+
+
+def draw_design(collection: Collection, rpt: float = DEFAULTS["rpt"], phase1_depth: int = DEFAULTS["phase1_depth"],
+                slope: float = DEFAULTS["slope"], budget: int = DEFAULTS["budget"], max_depth="judged", seed=0,
+                map_cache: dict | None = None):
+    """Draw a sample with these parameters and show its depths per topic beside the MAP / infAP scatter.
+    ``map_cache`` (phase-1 depth -> (S, T) AP matrix) saves re-scoring the pool when only rpt or the slope move.
+    Returns the sample."""
+    import matplotlib.pyplot as plt
+
+    sample = relevance_sample(collection, phase1_depth=phase1_depth, rpt=rpt, slope=slope, budget=budget,
+                              max_depth=max_depth, seed=seed)
+    if map_cache is not None and phase1_depth in map_cache:
+        map_matrix = map_cache[phase1_depth]
+    else:
+        map_matrix = pooled_map(collection, sample)
+        if map_cache is not None:
+            map_cache[phase1_depth] = map_matrix
+    frame = figure1(collection, sample, map_matrix)
+    fig, axes = plt.subplots(1, 2, figsize=(14, 4.5), gridspec_kw={"width_ratios": [2.2, 1]})
+    plot_depths(sample, ax=axes[0])
+    plot_figure1(frame, ax=axes[1], phase1_depth=phase1_depth)
+    fig.tight_layout()
+    plt.show()
+    return sample
+
+
+def explorer(collection: Collection, rpt: float = DEFAULTS["rpt"], phase1_depth: int = DEFAULTS["phase1_depth"],
+             slope: float = DEFAULTS["slope"], budget: int = DEFAULTS["budget"], max_depth="judged", seed=0):
+    """Sliders for rpt (new relevant per ``budget`` judgments), the phase-1 pool depth and the slope, redrawing
+    :func:`draw_design` (depths per topic, MAP / infAP scatter)."""
+    import ipywidgets as widgets
+
+    from ..relevance_sampling import judged_depth
+    from ..widgets import interactive_figure
+
+    cap = judged_depth(collection) if max_depth == "judged" else (collection.depth if max_depth is None
+                                                                  else int(max_depth))
+    cache: dict = {}
+    relevant = widgets.IntSlider(value=int(round(rpt * budget)), min=1, max=max(2, budget // 2),
+                                 description=f"rel / {budget}", continuous_update=False)
+    depth = widgets.IntSlider(value=min(phase1_depth, cap), min=5, max=cap, step=5, description="phase-1 depth",
+                              continuous_update=False)
+    fall = widgets.FloatSlider(value=slope, min=0.005, max=0.1, step=0.005, readout_format=".3f",
+                               description="slope", continuous_update=False)
+    return interactive_figure(
+        lambda relevant, depth, fall: draw_design(collection, relevant / budget, depth, fall, budget, cap, seed,
+                                                  cache),
+        relevant=relevant, depth=depth, fall=fall,
+    )

@@ -81,6 +81,7 @@ __all__ = [
     "split_judged_runs",
     "strategy_seed",
     "significance_signs",
+    "evaluate_strategy",
     "run_trial",
     "run_experiment",
     "table1",
@@ -90,6 +91,8 @@ __all__ = [
     "figure1_data",
     "low_estimate_topics",
     "check_judgment_sizes",
+    "compare_low_r",
+    "claims",
     "custom_strategy",
     "custom_trial",
     "strategy_explorer",
@@ -189,18 +192,36 @@ class Gold:
     measures: tuple[str, ...]
 
 
-def prepare(collection: Collection, alpha: float = 0.05, measures: Sequence[str] = tuple(MEASURES)) -> Gold:
-    """Gold scores, significance sign matrices and R per topic of ``collection`` (see :class:`Gold`)."""
+def prepare(collection: Collection, alpha: float = 0.05, measures: Sequence[str] = tuple(MEASURES),
+            gold: str = "auto") -> Gold:
+    """Gold scores, significance sign matrices and R per topic of ``collection`` (see :class:`Gold`).
+
+    ``gold="traditional"``: MAP, NDCG@100, P@10 and R counted on the full qrels (the paper's TREC-8 gold).
+    ``gold="inferred"``: the inferred measures and R̂ computed with the full *sampled* qrels (the paper's TREC 2012
+    Medical Records gold, whose base qrels are themselves a two-strata sample). ``"auto"`` picks "inferred" when
+    the collection's qrels have a stratum column, else "traditional".
+    """
     measures = tuple(measures)
     unknown = [m for m in measures if m not in MEASURES]
     if unknown:
         raise KeyError(f"unknown measure(s) {unknown}; choose from {list(MEASURES)}")
+    if gold == "auto":
+        gold = "inferred" if collection.qrels.sampled else "traditional"
     judged = np.flatnonzero(collection.judged_runs)
     if len(judged) < 2:
         raise ValueError(f"{collection.name}: need at least two judged runs to split in half, got {len(judged)}")
-    scores = {m: score_matrix(collection, MEASURES[m][1]) for m in measures}
-    signs = {m: significant_pairs(scores[m], alpha) for m in measures}
-    R = collection.qrels.counts(1).astype(np.float64)
+    if gold == "traditional":
+        scores = {m: score_matrix(collection, MEASURES[m][1]) for m in measures}
+        R = collection.qrels.counts(1).astype(np.float64)
+    elif gold == "inferred":
+        if not collection.qrels.sampled:
+            raise ValueError("gold='inferred' needs sampled qrels (with a stratum column)")
+        values = inferred_measures(collection, collection.qrels, [MEASURES[m][0] for m in measures])
+        scores = {m: np.nan_to_num(values[MEASURES[m][0]], nan=0.0) for m in measures}
+        R = estimated_relevant(collection.qrels)
+    else:
+        raise ValueError(f"gold must be 'auto', 'traditional' or 'inferred', got {gold!r}")
+    signs = {m: significance_signs(scores[m], alpha) for m in measures}
     return Gold(collection, scores, signs, R, judged, float(alpha), measures)
 
 
@@ -286,8 +307,11 @@ def _judged_per_topic(qrels) -> np.ndarray:
     return np.bincount(qrels.topic[qrels.grade >= 0], minlength=qrels.n_topics)
 
 
-def _evaluate_sample(gold: Gold, strategy: Strategy, half: np.ndarray, trial_seed: int) -> dict:
-    """Sample one strategy from ``half``'s pool, score every run, compare with the gold."""
+def evaluate_strategy(gold: Gold, strategy: Strategy | str, half, trial_seed: int) -> dict:
+    """Sample one strategy from the pool of the runs ``half`` (indices), score every run with the inferred
+    measures, compare with the gold. Returns ``judged`` (T,) judgments per topic, ``counts`` (M, 5) pair
+    categories, ``accuracy`` (M,), ``r_hat`` (T,) and ``r_corr`` (Pearson of R̂ with the gold R)."""
+    strategy = get_strategy(strategy)
     collection = gold.collection
     result = sample(collection, strategy, runs=half, seed=strategy_seed(trial_seed, strategy))
     names = [MEASURES[m][0] for m in gold.measures]
@@ -314,7 +338,7 @@ def run_trial(trial_index: int, trial_seed: int, gold: Gold, strategies: Sequenc
     strategy sample, score and compare. Returns arrays stacked over strategies: ``judged`` (K, T), ``counts``
     (K, M, 5), ``accuracy`` (K, M), ``r_hat`` (K, T), ``r_corr`` (K,), and the ``half`` used."""
     half = split_judged_runs(gold.judged, trial_seed)
-    parts = [_evaluate_sample(gold, s, half, trial_seed) for s in strategies]
+    parts = [evaluate_strategy(gold, s, half, trial_seed) for s in strategies]
     out = {key: np.stack([p[key] for p in parts]) for key in parts[0]}
     out["half"] = half
     out["trial"] = trial_index
@@ -506,6 +530,27 @@ def low_estimate_topics(result: Voorhees2014Result, strategy: str = "pool25", th
     return low, r
 
 
+def compare_low_r(result: Voorhees2014Result, strategy: str = "pool25") -> pd.DataFrame:
+    """The paper's nine (gold R, mean R̂) pairs of Figure 1 (:data:`PAPER_LOW_R`; the paper gives no topic ids)
+    beside the kit's topic with the same gold R whose mean R̂ under ``strategy`` is closest (a topic is used
+    once; NaN where no topic has that gold R)."""
+    fig = figure1_data(result, [strategy]).set_index("topic")
+    used: set = set()
+    rows = []
+    for gold_r, est in PAPER_LOW_R.itertuples(index=False):
+        cand = fig[(fig["gold"] == gold_r) & ~fig.index.isin(list(used))]
+        if len(cand):
+            topic = (cand["mean"] - est).abs().idxmin()
+            used.add(topic)
+            rows.append({"paper gold R": gold_r, "paper mean R̂": est, "kit topic": topic,
+                         "kit gold R": fig.at[topic, "gold"], "kit mean R̂": fig.at[topic, "mean"],
+                         "kit min R̂": fig.at[topic, "min"], "kit max R̂": fig.at[topic, "max"]})
+        else:
+            rows.append({"paper gold R": gold_r, "paper mean R̂": est, "kit topic": None})
+    columns = ["paper gold R", "paper mean R̂", "kit topic", "kit gold R", "kit mean R̂", "kit min R̂", "kit max R̂"]
+    return pd.DataFrame(rows).reindex(columns=columns)
+
+
 def check_judgment_sizes(table: pd.DataFrame, paper_strategies: Sequence[str] = PAPER_STRATEGIES,
                          tolerance: float = 0.35) -> pd.DataFrame:
     """The issue's check of the reconstructed rates against the paper's statements on Table 1: is 1stratum the
@@ -568,7 +613,7 @@ def custom_trial(data: Collection | Gold, strategy: Strategy | str, trial: int =
     strat = get_strategy(strategy)
     trial_seed = trial_seeds(seed, max(int(trials), int(trial) + 1))[int(trial)]
     half = split_judged_runs(gold.judged, trial_seed)
-    part = _evaluate_sample(gold, strat, half, trial_seed)
+    part = evaluate_strategy(gold, strat, half, trial_seed)
     total = int(part["judged"].sum())
     frame = pd.DataFrame({
         "strategy": strat.name,
@@ -647,3 +692,87 @@ def strategy_explorer(data: Collection | Gold, trial: int = 0, seed: int = DEFAU
     # one row of sliders per stratum reads better than one long row
     rows = [widgets.HBox([controls[f"d{i}"], controls[f"r{i}"]]) for i in range(1, len(initial) + 1)]
     return widgets.VBox(rows + [box.children[1]])
+
+
+# ---------------------------------------------------------------------------------------- paper vs kit
+
+
+def _rank_of(frame: pd.Series, name: str, ascending: bool = True) -> int:
+    return int(frame.rank(ascending=ascending, method="min")[name])
+
+
+def claims(result: Voorhees2014Result) -> list:
+    """The paper's statements beside the kit's figures (:class:`evalkit.report.Claim` rows for
+    :func:`evalkit.report.record_claims`). Only statements whose strategies were run are included; the
+    comparisons use the paper's five TREC-8 strategies (medical2012 is not one of them)."""
+    from ..report import Claim
+
+    paper = "Voorhees 2014"
+    ds = result.dataset
+    names = [s for s in PAPER_STRATEGIES if s in result.strategy_names]
+    out = []
+    t1 = table1(result)
+    if "1stratum" in names and len(names) > 1:
+        sizes = t1.loc[names, "per topic"]
+        largest = sizes.idxmax()
+        out.append(Claim(paper, "Table 1: 1stratum needs the largest judgment set", "largest (numbers not legible)",
+                         ", ".join(f"{s} {v:.0f}" for s, v in sizes.items()) + " judgments/topic", ds,
+                         "yes" if largest == "1stratum" else "no",
+                         "strategy rates reconstructed (the paper's are cut off in our text)"))
+    t2 = table2(result)["mean"]
+    if "1stratum" in names and len(names) > 1:
+        worst = {m: t2.xs(m, level="measure")[names].idxmin() for m in result.measures if m in ("NDCG", "P(10)")}
+        if worst:
+            acc = {m: t2.loc[("1stratum", m)] for m in worst}
+            out.append(Claim(paper, "Table 2: 1stratum is consistently the worst for NDCG and P(10)", "worst",
+                             "; ".join(f"{m}: worst {w} (1stratum {acc[m]:.3f})" for m, w in worst.items()), ds,
+                             "yes" if all(w == "1stratum" for w in worst.values()) else "no"))
+        if "MAP" in result.measures:
+            r = _rank_of(t2.xs("MAP", level="measure")[names], "1stratum")
+            out.append(Claim(paper, "Table 2: 1stratum only somewhat more competitive for MAP", "not the worst",
+                             f"MAP accuracy {t2.loc[('1stratum', 'MAP')]:.3f}, rank {len(names) - r + 1} of "
+                             f"{len(names)}", ds, "yes" if r > 1 else "no"))
+    if {"3strata", "2strata"} <= set(names):
+        diffs = {m: t2.loc[("3strata", m)] - t2.loc[("2strata", m)] for m in result.measures}
+        below = all(d < 0 for d in diffs.values())
+        out.append(Claim(paper, "Table 2: 3strata (large sparsely sampled stratum) is a poor choice", "poor",
+                         "3strata - 2strata accuracy: " + ", ".join(f"{m} {d:+.3f}" for m, d in diffs.items()), ds,
+                         "partly" if below else "no",
+                         "below 2strata on every measure, but not the worst strategy" if below else ""))
+    pools = [s for s in ("pool15", "pool25") if s in names]
+    if pools and "2strata" in names:
+        parts, wins = [], 0
+        for pname in pools:
+            d = {m: t2.loc[(pname, m)] - t2.loc[("2strata", m)] for m in result.measures}
+            wins += sum(v > 0 for v in d.values())
+            parts.append(f"{pname} - 2strata: " + ", ".join(f"{m} {v:+.3f}" for m, v in d.items()))
+        deeper = len(pools) == 2 and all(t2.loc[("pool25", m)] > t2.loc[("pool15", m)] for m in result.measures)
+        total = len(pools) * len(result.measures)
+        verdict = "yes" if wins > total / 2 and deeper else "partly" if wins or deeper else "no"
+        out.append(Claim(paper, "Table 2 (TREC-8): pooling generally more accurate than 2strata, depending on depth",
+                         "pool better, deeper pool better", "; ".join(parts) +
+                         (f"; pool25 > pool15 on every measure: {deeper}" if len(pools) == 2 else ""), ds, verdict))
+    t3 = table3(result)["mean"]
+    if pools and len(names) > len(pools):
+        others = [s for s in names if s not in pools]
+        weakest = all(t3[p] < t3[o] for p in pools for o in others)
+        monotone = len(pools) < 2 or t3["pool15"] < t3["pool25"]
+        out.append(Claim(paper, "Table 3: pooling gives the weakest R̂ correlation, weaker as the pool gets shallower",
+                         "weakest; pool15 < pool25", ", ".join(f"{s} {t3[s]:.3f}" for s in names), ds,
+                         "yes" if weakest and monotone else "partly" if weakest or monotone else "no"))
+    if "pool25" in result.strategy_names:
+        low, r = low_estimate_topics(result, "pool25")
+        out.append(Claim(paper, "Figure 1: topics with mean pool25 R̂ < 20, and their correlation with gold R",
+                         f"{len(PAPER_LOW_R)} topics, r = {PAPER_LOW_R_CORRELATION:.2f}",
+                         f"{len(low)} topics ({', '.join(map(str, low['topic']))}), r = {r:.2f}", ds,
+                         "partly" if abs(len(low) - len(PAPER_LOW_R)) <= 2 else "no",
+                         "pool25 underestimates R wherever the relevant set is not tiny"))
+    if "2strata" in names and len(names) > 1:
+        mean_acc = t2.groupby(level="strategy").mean()[names]
+        r_acc = _rank_of(mean_acc, "2strata", ascending=False)
+        r_r = _rank_of(t3[names], "2strata", ascending=False)
+        out.append(Claim(paper, "Conclusion: 2strata is a practical and effective strategy", "recommended",
+                         f"2strata: mean accuracy rank {r_acc}/{len(names)}, R̂ correlation rank {r_r}/{len(names)}, "
+                         f"{t1.loc['2strata', 'per topic']:.0f} judgments/topic", ds,
+                         "yes" if r_acc <= 2 and r_r <= 2 else "partly"))
+    return out

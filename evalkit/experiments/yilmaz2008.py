@@ -194,7 +194,7 @@ class Gold:
     mean_ndcg: np.ndarray = field(repr=False)
     judged: np.ndarray = field(repr=False)
     pool_size: np.ndarray = field(repr=False)
-    keys: np.ndarray = field(repr=False)  # (S, T, D') topic * V + doc of the ranked documents, V*T for none
+    pool_line: np.ndarray = field(repr=False)  # (S, T, D') line of ``qrels`` of each ranked document, or len(qrels)
 
     @property
     def n_pooled(self) -> int:
@@ -215,13 +215,14 @@ class Gold:
                              f"mean {self.ndcg_name}": self.mean_ndcg}).set_index("run")
 
 
-def _ranked_keys(collection: Collection, depth: int | None) -> np.ndarray:
+def _pool_lines(collection: Collection, qrels: JudgedSet, depth: int | None) -> np.ndarray:
+    """(S, T, D') int32: the line of ``qrels`` holding each ranked document, ``len(qrels)`` where none."""
     docs = collection.docs if depth is None else collection.docs[:, :, :depth]
-    T, V = collection.n_topics, len(collection.vocabulary)
-    dtype = np.int32 if T * V < np.iinfo(np.int32).max else np.int64
-    keys = docs.astype(dtype) + (np.arange(T, dtype=dtype) * dtype(V))[None, :, None]
-    keys[docs < 0] = T * V
-    return keys
+    keys = np.arange(collection.n_topics, dtype=np.int64)[None, :, None] * qrels.n_docs + docs
+    pos = np.searchsorted(qrels.keys, keys)
+    clipped = np.minimum(pos, max(len(qrels) - 1, 0))
+    found = (docs >= 0) & (pos < len(qrels)) & (qrels.keys[clipped] == keys) if len(qrels) else np.zeros(docs.shape, bool)
+    return np.where(found, clipped, len(qrels)).astype(np.int32)
 
 
 def prepare(collection: Collection, depth: int = 100, ndcg_cutoff: int | None = None, runs=None) -> Gold:
@@ -236,12 +237,12 @@ def prepare(collection: Collection, depth: int = 100, ndcg_cutoff: int | None = 
         judged[:] = collection.judged_runs
     else:
         judged[collection._indices(runs, collection.run_names, "runs")] = True
-    keys = _ranked_keys(collection, None if ndcg_cutoff is None else ndcg_cutoff)
+    lines = _pool_lines(collection, qrels, ndcg_cutoff)
     ap = score_matrix(collection, "AP", qrels)
     has_pool = np.bincount(qrels.topic, minlength=collection.n_topics) > 0
     scored = collection.retrieved & has_pool[None, :]
     gold = Gold(collection, qrels, int(depth), ndcg_cutoff, ap, np.zeros_like(ap), scored, run_means(ap, scored),
-                np.zeros(collection.n_runs), judged, p.sizes(), keys)
+                np.zeros(collection.n_runs), judged, p.sizes(), lines)
     ndcg = plain_ndcg(gold, qrels)
     object.__setattr__(gold, "ndcg", ndcg)
     object.__setattr__(gold, "mean_ndcg", run_means(ndcg, scored))
@@ -318,14 +319,18 @@ def _n_judged(qrels: JudgedSet) -> int:
 def plain_ndcg(gold: Gold, qrels: JudgedSet) -> np.ndarray:
     """(S, T) trec_eval's nDCG (or nDCG@cutoff) of every run taking ``qrels`` as they are: documents not judged
     (not in the qrels, or grade -1) are nonrelevant and the ideal list holds the judged relevant documents only.
-    Equals ``score_matrix(collection, gold.ndcg_name, qrels)``; one gather through a topic x document table."""
-    c = gold.collection
-    T, V = c.n_topics, len(c.vocabulary)
-    table = np.zeros(T * V + 1, np.float64)
+    Equals ``score_matrix(collection, gold.ndcg_name, qrels)``; when every relevant line of ``qrels`` is in the
+    pool (any sample of it), one gather through the ranked documents' pool lines."""
     rel = qrels.grade > 0
-    table[qrels.topic[rel].astype(np.int64) * V + qrels.doc[rel]] = qrels.grade[rel]
-    gains = table[gold.keys]
-    dcg = gains @ kernels.discounts(gains.shape[-1])
+    keys = qrels.keys[rel]
+    pool_keys = gold.qrels.keys
+    pos = np.searchsorted(pool_keys, keys)
+    clipped = np.minimum(pos, max(len(pool_keys) - 1, 0))
+    if len(keys) and not (len(pool_keys) and ((pos < len(pool_keys)) & (pool_keys[clipped] == keys)).all()):
+        return score_matrix(gold.collection, gold.ndcg_name, qrels)  # relevant documents outside the pool
+    table = np.zeros(len(pool_keys) + 1, np.float64)
+    table[clipped] = qrels.grade[rel]
+    dcg = table[gold.pool_line] @ kernels.discounts(gold.pool_line.shape[-1])
     ideal = qrels.ideal_gains(gold.ndcg_cutoff)
     ideal_dcg = ideal @ kernels.discounts(ideal.shape[-1])
     return np.divide(dcg, ideal_dcg[None, :], out=np.zeros(dcg.shape), where=ideal_dcg[None, :] > 0)
