@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 
 from common import Result, median_time, trec8_dir
 
@@ -19,7 +17,6 @@ def _pandas_peer(files):
 
 
 def run(repeat: int = 3) -> list[Result]:
-    import numpy as np
 
     from evalkit.collection import Collection
     from evalkit.datasets import load_directory, read_runs

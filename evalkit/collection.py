@@ -427,12 +427,6 @@ def _to_arrow(column) -> pa.Array:
     return pa.array(np.asarray(column, dtype=object), pa.string())
 
 
-def _to_strings(columns) -> np.ndarray:
-    """Concatenate string columns (numpy or pyarrow) into one object array."""
-    return np.concatenate([np.asarray(c.to_numpy(zero_copy_only=False) if isinstance(c, (pa.Array, pa.ChunkedArray)) else c,
-                                      dtype=object) for c in columns])
-
-
 def _encode_sorted(columns) -> tuple[np.ndarray, np.ndarray]:
     """Ids of the strings in ``columns`` (concatenated) into their sorted vocabulary; (ids int32, vocabulary)."""
     encoded = pa.chunked_array([_to_arrow(c) for c in columns], pa.string()).dictionary_encode()

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .collection import ABSENT, Collection, JudgedSet
-from .io import Qrels, Run, TrecFormatError, parse_run, read_qrels
+from .io import Run, parse_run, read_qrels
 
 __all__ = [
     "load_dataset",

@@ -482,7 +482,6 @@ def inferred_measures(
     depth = D if max_rank is None else min(max_rank, D)
     parsed = [(m, *_parse(m)) for m in measures]
     st = qrels_statistics(q, gains)
-    C = st.n_strata
     e = _entries(collection, q)
     has_qrels = np.bincount(q.topic, minlength=T) > 0
     out: dict[str, np.ndarray] = {}

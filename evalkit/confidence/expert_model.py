@@ -124,7 +124,6 @@ def _solve_preference(depth: int, alpha: np.ndarray, beta: np.ndarray, tol: floa
     """Batched Newton ascent for the theta of (a); alpha, beta (B,) prior parameters. Returns (B, depth) theta."""
     alpha = np.asarray(alpha, np.float64)
     beta = np.asarray(beta, np.float64)
-    batch = len(alpha)
     upper = np.triu(np.ones((depth, depth)), k=1)
     theta = special.logit(alpha / (alpha + beta))[:, None] + np.linspace(2.0, -2.0, depth)[None, :]
     value = _preference_objective(theta, alpha, beta, upper)

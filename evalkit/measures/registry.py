@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-import numpy as np
 
 __all__ = ["MeasureSpec", "MeasureFamily", "REGISTRY", "parse_measure", "register", "describe_measures"]
 
