@@ -161,6 +161,13 @@ class Collection:
     qrels: JudgedSet
     runs_info: pd.DataFrame = field(repr=False)
 
+    def __post_init__(self):
+        # Collections are shared by every computation of a notebook: their arrays are read-only, so a function
+        # that writes into a view by mistake fails loudly instead of corrupting everyone else's data.
+        for array in (self.docs, self.scores, self.qrels.topic, self.qrels.doc, self.qrels.grade, self.qrels.stratum):
+            if isinstance(array, np.ndarray):
+                array.flags.writeable = False
+
     # ------------------------------------------------------------------ shape
     @property
     def n_runs(self) -> int:

@@ -74,7 +74,7 @@ CALIBRATED = (
 _TO = {
     "identity": lambda x: x,
     "log": lambda x: np.log(max(x, 1e-6)),
-    "logit": lambda x: np.log(x / (1 - x)),
+    "logit": lambda x: np.log(np.clip(x, 1e-4, 1 - 1e-4) / (1 - np.clip(x, 1e-4, 1 - 1e-4))),
     "atanh": lambda x: np.arctanh(np.clip(x, -0.999, 0.999)),
     "log1": lambda x: np.log(max(x - 1, 1e-6)),
 }
@@ -318,8 +318,8 @@ def calibrate(
 ) -> tuple[dict, pd.DataFrame]:
     """Method of simulated moments for the :data:`CALIBRATED` parameters.
 
-    Solves ``stat(params) = target`` (relative residuals) by Newton steps with a Jacobian from finite differences,
-    updated by Broyden's rule between full re-estimates, with a backtracking line search; every evaluation
+    Minimizes the squared relative residuals ``(stat(params) - target) / |target|`` by Levenberg-Marquardt steps
+    with a Jacobian from finite differences, updated by Broyden's rule between full re-estimates; every evaluation
     simulates ``n_topics`` x ``n_runs`` x ``depth`` collections with the same ``seeds`` (common random numbers),
     so the map is deterministic. Stops when the squared relative error falls below ``tolerance`` or after
     ``iterations`` steps. Returns the parameters and a log of every accepted step.
@@ -362,34 +362,36 @@ def calibrate(
 
     record(0)
 
-    def newton_step(J, y, r, dampings):
-        """The first damped Newton step that lowers the loss, as (y, r, f), or None."""
-        dy = np.linalg.lstsq(J, -r, rcond=1e-4)[0]
-        dy *= min(1.0, 1.5 / max(np.abs(dy).max(), 1e-12))  # a trust region on the transformed scale
-        for damping in dampings:
-            y_new = y + damping * dy
-            r_new, f_new = residual(y_new)
-            if r_new @ r_new < r @ r:
-                return y_new, r_new, f_new
-        return None
+    def lm_step(J, r, mu):
+        """Levenberg-Marquardt: (J'J + mu diag(J'J)) dy = -J'r, capped at 1.5 on the transformed scale."""
+        A = J.T @ J
+        dy = np.linalg.solve(A + mu * np.diag(np.diag(A) + 1e-9), -J.T @ r)
+        return dy * min(1.0, 1.5 / max(np.abs(dy).max(), 1e-12))
 
-    J = None
+    J, mu, since_fresh = None, 0.3, 0
     for step in range(1, iterations + 1):
         if r @ r < tolerance:
             break
-        fresh = J is None
-        if fresh:
-            J = jacobian(y, r)
-        found = newton_step(J, y, r, (1.0, 0.5, 0.25))
-        if found is None and not fresh:  # the Broyden estimate went stale: re-estimate once
-            J = jacobian(y, r)
-            found = newton_step(J, y, r, (1.0, 0.5, 0.25, 0.125))
-        if found is None:
-            break
-        y_new, r_new, f = found
+        if J is None or since_fresh >= 6:
+            J, since_fresh = jacobian(y, r), 0
+        accepted = False
+        for _ in range(4):
+            y_new = y + lm_step(J, r, mu)
+            r_new, f_new = residual(y_new)
+            if r_new @ r_new < r @ r:
+                accepted = True
+                break
+            mu *= 4
+        if not accepted:
+            if since_fresh == 0:
+                break  # a fresh Jacobian and no step helps: as close as this model gets
+            J, since_fresh = None, 0  # the Broyden estimate went stale
+            continue
         s_vec = y_new - y
         J = J + np.outer((r_new - r) - J @ s_vec, s_vec) / (s_vec @ s_vec)  # Broyden's update
-        y, r = y_new, r_new
+        y, r, f = y_new, r_new, f_new
+        mu = max(mu / 3, 1e-3)
+        since_fresh += 1
         record(step)
     return _with(params, y), pd.DataFrame(log)
 

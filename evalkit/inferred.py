@@ -246,7 +246,7 @@ class _EntryIndex:
     def __init__(self, docs: np.ndarray, n_topics: int, n_docs: int):
         self.shape = docs.shape
         self.space = n_topics * n_docs
-        docs_tsd = np.ascontiguousarray(docs.transpose(1, 0, 2), dtype=np.int32)  # (T, S, D) copy
+        docs_tsd = np.array(docs.transpose(1, 0, 2), dtype=np.int32, order="C", copy=True)  # (T, S, D): a copy, never a view of the caller's docs
         if self.space < _DENSE_LIMIT:
             self.mode = "dense"
             invalid = docs_tsd < 0

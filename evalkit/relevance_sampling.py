@@ -56,11 +56,11 @@ from .sampling import Pool, pool
 
 __all__ = [
     "DEFAULTS",
-    "sampling_design",
-    "judged_depth",
     "RelevanceSample",
-    "relevance_sample",
+    "judged_depth",
     "pool_subsamples",
+    "relevance_sample",
+    "sampling_design",
     "subsample_qrels",
 ]
 
@@ -258,7 +258,7 @@ def relevance_sample(
     pool_grade = np.where(grade[in_phase1] >= 0, grade[in_phase1], -1).astype(np.int16)
     pool_qrels = JudgedSet(deep.topic[in_phase1], deep.doc[in_phase1], pool_grade, None, T, deep.n_docs)
 
-    count = lambda mask: np.bincount(topic[mask], minlength=T)  # noqa: E731
+    count = lambda mask: np.bincount(topic[mask], minlength=T)
     table["pool_docs"] = pool_docs
     table["beyond_pool"] = beyond
     table["rate"] = rate

@@ -1,53 +1,58 @@
 """A simulator of TREC-like test collections with complete judgments: the kit's embedded default data.
 
 ``simulate_collection(n_topics=50, n_runs=129, depth=1000, seed=0)`` returns a :class:`~evalkit.collection.Collection`
-whose statistics were fitted to TREC-8 ad hoc (see ``data/synthetic_trec8_params.json`` and
-:mod:`evalkit.fit_simulator`, which re-fits them from any collection): the distribution of the number of relevant
-documents per topic, the spread of system quality (MAP and P@10 across runs), the overlap between runs' rankings
-(within a group of runs and between groups), groups of correlated runs, a share of manual runs, runs shorter than
-the requested depth for some topics, and ties in the scores. Every retrieved document is judged (grade 0/1, or
-0/1/2 with ``graded=True``), so any pooling or sampling method can be checked against the truth.
+whose statistics were fitted to TREC-8 ad hoc (``data/synthetic_trec8_params.json``; :mod:`evalkit.fit_simulator`
+re-fits them from any collection): relevant-set sizes, the spread of system quality (MAP, P@10), the overlap of
+runs' rankings within and between groups, how many groups find each relevant document, groups of correlated runs,
+manual runs, runs shorter than the requested depth on some topics, and ties in the scores. Every retrieved document
+is judged (grade 0/1, or 0/1/2 with ``graded=True``), so any pooling or sampling method can be checked against the
+whole truth.
 
 The generative model
 --------------------
-Runs come in groups (sizes drawn from TREC-8's group-size distribution). Per topic ``t``:
+Runs come in groups (sizes drawn from TREC-8's group-size distribution); whole groups are manual until the manual
+share is reached. Each group ``g`` has a quality deviate ``xi_g`` and a *conformity* ``c_g`` in (0, 1), how much its
+view of the documents is the one all systems share::
 
-* ``R_t`` relevant documents, ``R_t ~ Gamma(k, theta)`` (drawn by stratified sampling of the quantiles, so even a
-  50-topic collection has TREC-8's spread of ``R``), and ``n_nonrelevant`` non-relevant candidates.
-* every candidate document ``d`` has a shared "retrievability" ``z_td ~ N(0, 1)`` (what all systems agree on, e.g.
-  the query terms it contains), every group ``g`` a group view ``u_gtd ~ N(0, 1)`` (the group's base ranking) and every
-  run ``r`` its own noise ``e_rtd ~ N(0, 1)``.
-* run ``r`` of group ``g`` scores ::
+    logit c_g = logit(shared or manual_shared) + shared_spread * (lam * xi_g + sqrt(1 - lam^2) * nu_g)
 
-      s_rtd = delta_rt * gain_d + sqrt(rho_c) z_td + sqrt(rho_g - rho_c) u_gtd + sqrt(1 - rho_g) e_rtd
+(``lam`` = ``shared_quality``: good systems agree with each other). Run ``r`` of group ``g`` separates relevant from
+non-relevant documents on topic ``t`` by ::
 
-  so two runs of different groups have noise correlation ``rho_c``, two runs of the same group ``rho_g``; ``gain_d``
-  is 0 for a non-relevant document, 1 for a relevant one (``1 + high_boost`` for a highly relevant one when graded).
-* the run's separation of relevant from non-relevant documents on the topic is ::
+    delta_rt = max(0, mean + sd_group * xi_g + sd_run * omega_r + manual_bonus * [manual]
+                      + sd_topic * tau_t + sd_run_topic * eta_rt)
 
-      delta_rt = max(0, mu + sd_group * xi_g + sd_run * omega_r + manual_bonus * [r manual]
-                        + sd_topic * tau_t + sd_run_topic * eta_rt)
+with ``xi, omega, tau, eta, nu ~ N(0, 1)`` (``xi`` and ``tau`` stratified: one draw in each of n equal-probability
+strata, so even 50 topics show the full spread). Per topic ``t``:
 
-  with ``xi, omega, tau, eta ~ N(0, 1)`` (``xi`` and ``tau`` stratified like ``R``): group quality, the run's deviation
-  from its group, topic difficulty, and the run-topic interaction (a binormal score model per run and topic).
-* the run returns its ``depth`` best-scoring candidates. Short runs (a share of runs, on a share of their topics)
-  return only the top ``depth * f`` with ``f`` drawn from TREC-8's distribution of short lengths.
+* ``R_t ~ Gamma(shape, scale)`` relevant documents (stratified likewise) among ``R_t + n_nonrelevant`` candidates.
+* each relevant document has a visibility ``a_d = (1 - w) + w * eta_d^2`` (mean 1; ``w`` = ``visibility_spread``;
+  ``w = 1`` is chi-square(1): many nearly invisible relevant documents, a few very easy ones), one for automatic
+  systems and an independent one ``a'_d`` for manual systems (people formulate other queries).
+* first stage, the group's ranking: ``f_gd = dbar_gt * a_gd + sqrt(c_g) z_d + sqrt(1 - c_g) u_gd`` with the shared
+  ``z_d``, the group's own ``u_gd ~ N(0, 1)``, and ``dbar_gt`` the mean ``delta`` of the group's runs; the group keeps
+  its top ``K = first_stage * depth`` candidates.
+* second stage, each run re-ranks its group's list: ``s_rd = f_gd + (delta_rt - dbar_gt) * a_gd + run_noise * e_rd``
+  and returns its ``depth`` best. Short runs (a share of runs, on a share of their topics) return only the top
+  ``depth * f``, ``f`` drawn from TREC-8's short lengths.
 * ties: each run has a tie rate ``pi_r`` (drawn from TREC-8's distribution of the share of adjacent equal scores);
-  each ranked document takes the score of the one above it with probability ``pi_r``. Scores are rounded to 6
-  decimals; each ranking is then put in trec_eval order (score descending, docno descending).
-* judgments: every retrieved document, plus the relevant documents no run retrieved (TREC never finds all).
+  each ranked document takes the score of the one above with probability ``pi_r``. Scores are rounded to 6 decimals
+  and each ranking is put in trec_eval order (score descending, docno descending).
+* judgments: every retrieved document, and every relevant document (some are retrieved by no run: TREC never
+  finds them all). TREC-8's qrels are its depth-100 pool of the judged runs; the fit compares like with like by
+  computing the synthetic statistics on the synthetic collection's own depth-100 pool
+  (:func:`evalkit.fit_simulator.collection_statistics`).
 
-Runs carry ``group``, ``type`` (``manual`` for a fitted share, at random), ``pool_priority`` (1, 2, ... within the
-group) and ``judged`` (``pool_priority <= judged_per_group``, as TREC-8 pooled the first two runs of each group:
-about 57% of the runs), plus ``quality`` (the latent ``delta`` before topic effects: the truth for teaching).
-Documents are named ``SYN-<topic>-<n>`` with the topic and ``n`` zero-padded, so string order is (topic, n) order;
-``n`` is a random permutation of the candidates, so docno order carries no information about relevance.
+Runs carry ``group``, ``type``, ``pool_priority`` (1, 2, ... within the group), ``judged`` (``pool_priority <=
+judged_per_group``: TREC-8 pooled the first two runs of each group, about 57% of the runs) and ``quality`` (the
+latent mean separation: the truth, for teaching). Documents are named ``SYN-<topic>-<n>``, zero-padded so that string
+order is (topic, n) order; ``n`` is a random permutation of the candidates, so docnos say nothing about relevance.
 
 Determinism: every random number comes from ``numpy.random.Generator(PCG64)`` streams spawned from one
-``SeedSequence(seed)`` (runs, topics, ties, and one stream per topic for the documents), and every step is an
-elementwise float operation or an integer sort, so the same seed gives bit-identical arrays on any machine with the
-same numpy major version. The cost is dominated by ``(n_runs + n_groups + 1) * n_topics * n_candidates`` normal
-draws (float32); the default size takes about 3 s.
+``SeedSequence(seed)`` (runs, topics, ties, and one stream per topic for the documents); per-document arithmetic
+is IEEE float32 addition and multiplication (no transcendental functions), and orderings are sorts of unique keys,
+so the same seed gives identical arrays on any machine with the same numpy. Cost: about
+``n_groups * n_topics * (R + n_nonrelevant)`` + ``n_runs * n_topics * K`` normal draws.
 """
 
 from __future__ import annotations

@@ -501,3 +501,16 @@ def test_variance_against_empirical_variance():
     assert 0.45 < ratio_ind < 1.1
     assert 0.7 < ratio_cov < 1.3
     assert ratio_cov > ratio_ind
+
+
+def test_scoring_a_one_run_subset_leaves_the_collection_untouched():
+    """Regression: the entry index once added topic offsets into a view of the caller's docs when S == 1."""
+    from evalkit.datasets import load_dataset
+    from evalkit.inferred import trec_infap
+
+    collection = load_dataset("synthetic", n_topics=4, n_runs=3, depth=30, seed=1)
+    before = collection.docs.copy()
+    one = collection.subset(runs=[1])
+    trec_infap(one, one.qrels)
+    np.testing.assert_array_equal(collection.docs, before)
+    np.testing.assert_array_equal(one.docs, before[1:2])

@@ -221,6 +221,14 @@ def test_leave_one_group_out_matches_rebuilding_without_the_group():
     assert summary.loc["MAP (pool)", "mean |score change|"] == pytest.approx(frame.MAP_change.abs().mean())
 
 
+def test_leave_one_group_out_leaves_the_collection_alone():
+    c = make_collection(seed=7, n_groups=3, runs_per_group=1)  # single-run groups
+    before = c.docs.copy()
+    s = relevance_sample(c, phase1_depth=10, slope=0.05, seed=1)
+    sb.leave_one_group_out(c, s)
+    assert np.array_equal(c.docs, before)
+
+
 def test_unique_group():
     c = make_collection(seed=5)
     codes = np.array([int(g[1]) for g in c.runs_info["group"]])

@@ -71,6 +71,14 @@ __all__ = [
     "PAPER_TABLE3",
     "PAPER_TABLE4",
     "PAPER_TEXT",
+    "PAPER_TOY",
+    "toy_distribution",
+    "ap_moments_table",
+    "budget_summary",
+    "overlap_accuracy",
+    "grouped_comparison",
+    "plot_figure2",
+    "explorer",
 ]
 
 #: the aggregation prior the paper states (alpha = beta = 1), with this kit's readings of the other steps
@@ -263,6 +271,7 @@ def carterette_trial(
         "emap_j_mtc": est_mtc.expected_map[second],
         "emap_i_rtc": est_rtc.expected_map[first],
         "emap_j_rtc": est_rtc.expected_map[second],
+        "ip_delta": ip_map[first] - ip_map[second],  # judged-only dMAP from IP's judgments (unjudged = nonrelevant)
     }
     return {"trial": trial, "pairs": pair_rows}
 
@@ -478,3 +487,290 @@ def paper_comparison(results: ExperimentResults) -> pd.DataFrame:
     rows.append({"row": "IP mean tau", "kit RTC": np.nan, "paper ad hoc 99 (RTC)": np.nan,
                  "kit MTC": t2.loc["mean tau", ("IP", "mean tau")], "paper Table 2 MTC": PAPER_TABLE2["IP"]["mean_tau"]})
     return pd.DataFrame(rows).set_index("row")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# notebook support: the toy example of Sec. 2.1, the numbers Sec. 5 quotes in its text, Figure 2, the widget
+# ----------------------------------------------------------------------------------------------------------------
+
+#: Sec. 2.1's toy example: documents A, B, C ranked B, A, C (ranks 2, 1, 3), believed relevant with
+#: p_A = 0.4, p_B = 0.8, p_C = 0.7, and the two probabilities the paper computes from them.
+PAPER_TOY = {
+    "documents": ("A", "B", "C"),
+    "ranks": (2, 1, 3),
+    "p": (0.4, 0.8, 0.7),
+    "P(AP = 0)": 0.036,
+    "P(AP = 1/2)": 0.056,
+}
+
+
+def _assignment_ap(upper: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """AP = x' triu(a) x / sum(x) for relevance assignments ``x`` (..., n); 0 where nothing is relevant."""
+    total = x.sum(axis=-1)
+    numerator = np.einsum("...i,ij,...j->...", x, upper, x)
+    return np.divide(numerator, total, out=np.zeros_like(numerator), where=total > 0)
+
+
+def toy_distribution(p=PAPER_TOY["p"], ranks=PAPER_TOY["ranks"], names=PAPER_TOY["documents"]) -> pd.DataFrame:
+    """The distribution of AP over every relevance assignment of a small ranking, by enumeration (2^n rows).
+
+    ``p[i]`` and ``ranks[i]`` (1-based; 0 = not ranked, which still counts in the denominator) are document i's
+    probability of relevance and rank; the default is the paper's toy example (:data:`PAPER_TOY`). Columns: one
+    0/1 column a document, ``relevant`` (their names), ``AP``, ``AP as a fraction`` and ``probability``.
+    """
+    from fractions import Fraction
+    from itertools import product
+
+    from ..confidence import ap_coefficients
+
+    p = np.asarray(p, np.float64)
+    n = len(p)
+    if n > 16:
+        raise ValueError(f"enumeration is for n <= 16 documents; got {n}")
+    names = tuple(names) if names is not None else tuple(f"d{i + 1}" for i in range(n))
+    x = np.array(list(product((0.0, 1.0), repeat=n)))
+    ap = _assignment_ap(np.triu(ap_coefficients(ranks)), x)
+    table = pd.DataFrame(x.astype(int), columns=[f"X_{name}" for name in names])
+    table["relevant"] = [", ".join(name for name, bit in zip(names, row) if bit) or "none" for row in x]
+    table["AP"] = ap
+    table["AP as a fraction"] = [str(Fraction(float(v)).limit_denominator(10_000)) for v in ap]
+    table["probability"] = np.prod(np.where(x > 0, p, 1.0 - p), axis=1)
+    return table
+
+
+def ap_moments_table(p=PAPER_TOY["p"], ranks=PAPER_TOY["ranks"], n_samples: int = 200_000, seed: int = 0) -> pd.DataFrame:
+    """E[AP] and Var[AP] of one ranking computed five ways, to show what the paper's formulas approximate.
+
+    * ``exact AP`` -- enumeration of all 2^n relevance assignments (n <= 16): the true moments of AP = N / sum X;
+    * ``Monte Carlo AP`` -- ``n_samples`` seeded draws of relevance (any n);
+    * ``N / |R| exactly`` -- the exact moments of the numerator divided by the constant |R| = sum p (n <= 16):
+      what the paper's formulas compute, with no further approximation;
+    * ``paper, O(n^3) loops`` -- :func:`evalkit.confidence.ap_moments_reference`, the four sums as printed;
+    * ``paper, O(n) prefix sums`` -- :func:`evalkit.confidence.ap_moments`, what MTC and RTC use.
+
+    ``p[i]``, ``ranks[i]`` as in :func:`toy_distribution`. The last column is each variance over the true one
+    (exact when n <= 16, else Monte Carlo).
+    """
+    from ..confidence import ap_coefficients, ap_moments, ap_moments_reference, exact_numerator_moments
+
+    p = np.asarray(p, np.float64)
+    ranks = np.asarray(ranks, np.int64)
+    n = len(p)
+    a = ap_coefficients(ranks)
+    upper = np.triu(a)
+    expected_relevant = p.sum()
+    rows = []
+    if n <= 16:
+        from itertools import product
+
+        x = np.array(list(product((0.0, 1.0), repeat=n)))
+        weight = np.prod(np.where(x > 0, p, 1.0 - p), axis=1)
+        ap = _assignment_ap(upper, x)
+        mean = float(weight @ ap)
+        rows.append(("exact AP (enumeration)", mean, float(weight @ (ap - mean) ** 2)))
+    rng = np.random.default_rng(seed)
+    total = total_sq = 0.0
+    chunk = max(1, min(n_samples, 2_000_000 // max(n, 1)))
+    for start in range(0, n_samples, chunk):
+        size = min(chunk, n_samples - start)
+        sample = _assignment_ap(upper, (rng.random((size, n)) < p).astype(np.float64))
+        total += sample.sum()
+        total_sq += (sample * sample).sum()
+    mc_mean = total / max(n_samples, 1)
+    rows.append((f"Monte Carlo AP ({n_samples:,} draws)", mc_mean, total_sq / max(n_samples, 1) - mc_mean**2))
+    if n <= 16:
+        numerator_mean, numerator_var = exact_numerator_moments(a, p)
+        rows.append(("N / |R| exactly (what the formulas compute)", numerator_mean / expected_relevant,
+                     numerator_var / expected_relevant**2))
+    reference = ap_moments_reference(a, p, expected_relevant)
+    rows.append(("paper's formulas, O(n^3) loops", float(reference[0]), float(reference[1])))
+    by_rank = np.zeros(max(int(ranks.max(initial=0)), 1))
+    ranked = ranks > 0
+    by_rank[ranks[ranked] - 1] = p[ranked]
+    fast = ap_moments(by_rank, expected_relevant)
+    rows.append(("paper's formulas, O(n) prefix sums", float(fast[0]), float(fast[1])))
+    table = pd.DataFrame(rows, columns=["method", "E[AP]", "Var[AP]"]).set_index("method")
+    truth = table["Var[AP]"].iloc[0]
+    table["Var / true Var"] = table["Var[AP]"] / truth if truth > 0 else np.nan
+    return table
+
+
+def _usable_predictions(pairs: pd.DataFrame, algorithm: str):
+    confidence, correct, usable = _predictions(pairs[f"p_{algorithm}"], pairs["true_delta"])
+    return confidence, correct.astype(np.float64), usable
+
+
+def budget_summary(results: ExperimentResults, threshold: int = 100, algorithm: str = "rtc") -> pd.DataFrame:
+    """The numbers Sec. 5 quotes about the size of the judgment sets, kit beside paper (pooled ad hoc sets).
+
+    Trials are grouped by the judgments ``algorithm`` made to reach the target confidence on the first pair:
+    the share of trials with at most ``threshold`` judgments, W-bar and accuracy at confidence >= 0.9 over those
+    trials' pairs; accuracy at confidence >= 0.9 for trials above the median; and ("overfitting") the mean number
+    of judgments behind wrong predictions over that behind right ones, for all pairs and for confidence >= 0.95.
+    """
+    algorithm = algorithm.lower()
+    pairs, trials = results.pairs, results.trials
+    judged = trials.set_index("trial")[f"judged_{algorithm}"]
+    pair_judged = pairs["trial"].map(judged).to_numpy(np.float64)
+    confidence, correct, usable = _usable_predictions(pairs, algorithm)
+    median = float(judged.median())
+
+    def accuracy(mask):
+        mask = mask & usable
+        return float(correct[mask].mean()) if mask.any() else np.nan
+
+    def w_bar(mask):
+        mask = mask & usable
+        return float(winnings(confidence[mask], correct[mask]).mean()) if mask.any() else np.nan
+
+    def ratio(mask):
+        mask = mask & usable
+        wrong, right = pair_judged[mask & (correct == 0)], pair_judged[mask & (correct == 1)]
+        return float(wrong.mean() / right.mean()) if len(wrong) and len(right) and right.mean() > 0 else np.nan
+
+    small = pair_judged <= threshold
+    large = pair_judged > median
+    everything = np.ones(len(pairs), bool)
+    rows = [
+        (f"share of trials with <= {threshold} judgments", float((judged <= threshold).mean()),
+         PAPER_TEXT["share_sets_le_100_judgments"]),
+        (f"W_bar, trials with <= {threshold} judgments", w_bar(small), PAPER_TEXT["W_bar_sets_le_100_judgments"]),
+        (f"accuracy at confidence >= 0.9, trials with <= {threshold} judgments", accuracy(small & (confidence >= 0.9)),
+         PAPER_TEXT["accuracy_conf_ge_0.9_sets_le_100_judgments"]),
+        (f"accuracy at confidence >= 0.9, trials above the median ({median:g}; paper 235)",
+         accuracy(large & (confidence >= 0.9)), PAPER_TEXT["accuracy_conf_ge_0.9_sets_gt_235_judgments"]),
+        ("judgments behind wrong / right predictions, all pairs", ratio(everything), "> 1.5 (around 0.97)"),
+        ("judgments behind wrong / right predictions, confidence >= 0.95", ratio(confidence >= 0.95),
+         "> 1.5 (around 0.97)"),
+    ]
+    return pd.DataFrame(rows, columns=["statistic", f"kit {algorithm.upper()}", "paper (pooled ad hoc)"]).set_index("statistic")
+
+
+def overlap_accuracy(results: ExperimentResults, low: float = 0.0, high: float = 0.1) -> pd.DataFrame:
+    """Accuracy of MTC, IP and RTC on the pairs whose overlap is in [low, high) (Sec. 5, "Worst case").
+
+    MTC and RTC predict the sign with P(dMAP < 0) >= 0.5; IP with the sign of the judged-only dMAP of IP's
+    judgments (a tie, e.g. no relevant document judged for either run, counts as half right). Pairs whose true
+    dMAP is 0 are left out. The paper gives MTC and IP about 0.60 and RTC 0.876 for overlap 0-0.1.
+    """
+    pairs = results.pairs
+    chosen = ((pairs["overlap"] >= low) & (pairs["overlap"] < high)).to_numpy()
+    truth = pairs["true_delta"].to_numpy(np.float64)
+    usable = chosen & (truth != 0)
+    paper = {"MTC": PAPER_TEXT["mtc_ip_accuracy_overlap_0_0.1"], "IP": PAPER_TEXT["mtc_ip_accuracy_overlap_0_0.1"],
+             "RTC": PAPER_TEXT["rtc_accuracy_overlap_0_0.1"]} if (low, high) == (0.0, 0.1) else {}
+    rows = []
+    for name in ("MTC", "IP", "RTC"):
+        if name == "IP":
+            if "ip_delta" not in pairs:
+                continue
+            ip = pairs["ip_delta"].to_numpy(np.float64)
+            score = np.where(ip == 0, 0.5, (np.sign(ip) == np.sign(truth)).astype(np.float64))
+        else:
+            _, score, _ = _usable_predictions(pairs, name.lower())
+        value = float(score[usable].mean()) if usable.any() else np.nan
+        rows.append({"algorithm": name, "accuracy": value, "pairs": int(usable.sum()), "paper": paper.get(name, np.nan)})
+    return pd.DataFrame(rows).set_index("algorithm")
+
+
+def grouped_comparison(kit_table: pd.DataFrame, paper: dict) -> pd.DataFrame:
+    """:func:`table3` / :func:`table4` beside :data:`PAPER_TABLE3` / :data:`PAPER_TABLE4`: for each group the kit's
+    accuracy per bin and W-bar, the paper's, and the number of pairs behind the kit's figure."""
+    columns = {}
+    for group, numbers in paper.items():
+        if group not in kit_table.columns.get_level_values(0):
+            continue
+        kit = kit_table[(group, "accuracy")]
+        columns[(group, "kit")] = [kit[label] for label in BIN_LABELS] + [kit["W_bar"]]
+        columns[(group, "paper")] = [numbers["accuracy"][label] for label in BIN_LABELS] + [numbers["W_bar"]]
+        columns[(group, "pairs")] = [kit_table[(group, "pairs")][label] for label in BIN_LABELS] + [kit["pairs"]]
+    table = pd.DataFrame(columns, index=list(BIN_LABELS) + ["W_bar"], dtype=np.float64)
+    table.columns = pd.MultiIndex.from_tuples(table.columns)
+    table.index.name = "confidence"
+    return table
+
+
+def plot_figure2(results: ExperimentResults, ax=None, edges=None, min_pairs: int = 50, title: str | None = None):
+    """Figure 2: accuracy against mean confidence per bin (:func:`figure2_data`), MTC and RTC, with the diagonal
+    (perfect calibration, W-bar = 0); bins with fewer than ``min_pairs`` pairs are left out (the paper's points
+    hold at least 500). Returns the Axes."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    data = figure2_data(results, edges)
+    data = data[data["pairs"] >= min_pairs]
+    ax = ax or plt.subplots(figsize=(5.5, 5))[1]
+    ax.plot([0.5, 1.0], [0.5, 1.0], color="0.2", lw=1.0, label="confidence = accuracy")
+    if len(data):
+        sns.lineplot(data=data, x="mean_confidence", y="accuracy", hue="algorithm", style="algorithm",
+                     hue_order=["MTC", "RTC"], style_order=["MTC", "RTC"], markers=True, dashes=False, ax=ax)
+    ax.set_xlim(0.5, 1.0)
+    ax.set_ylim(min(0.4, float(data["accuracy"].min()) - 0.02) if len(data) else 0.4, 1.01)
+    ax.set_xlabel("confidence, max(P(ΔMAP < 0), P(ΔMAP > 0))")
+    ax.set_ylabel("accuracy")
+    ax.set_title(title or f"confidence vs accuracy ({len(results.pairs):,} pairs)", fontsize=10)
+    ax.legend(loc="lower right", fontsize=9)
+    return ax
+
+
+def explorer(data: TrialData | Collection, n_trials: int = 4, seed: int = 2007, k: int = 10, c: int = 2,
+             alpha: float = 0.95, prior=RTC_SMOOTHED["prior"], max_judgments: int | None = None,
+             scheduler: str | None = "serial", n_jobs: int | None = None):
+    """Widget: sliders for k, c, alpha, the aggregation prior Beta(a, b) and the number of trials; each change
+    reruns that many trials of :func:`carterette_trial` and draws confidence against accuracy in the paper's
+    bins (left) and the judgments MTC and RTC needed in each trial (right)."""
+    import ipywidgets as widgets
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    from ..widgets import interactive_figure
+
+    if isinstance(data, Collection):
+        data = TrialData.from_collection(data)
+    n_runs = data.docs.shape[0]
+
+    def draw(k, c, alpha, prior_a, prior_b, trials):
+        k = min(k, n_runs)
+        c = max(2, min(c, k - 1)) if k > 2 else 2
+        results = run_experiment(data, trials, seed, scheduler=scheduler, n_jobs=n_jobs, progress=False, k=k, c=c,
+                                 alpha=alpha, model=ExpertAggregation(prior=(prior_a, prior_b)),
+                                 max_judgments=max_judgments)
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4.3))
+        rows = []
+        for name in ("mtc", "rtc"):
+            _, accuracy, counts, mean_confidence, w_bar = _binned(results.pairs[f"p_{name}"], results.pairs["true_delta"])
+            for label, acc, count, conf in zip(BIN_LABELS, accuracy, counts, mean_confidence):
+                if count:
+                    rows.append({"algorithm": f"{name.upper()} (W̄ = {w_bar:.2f})", "confidence": conf,
+                                 "accuracy": acc, "pairs": count})
+        axes[0].plot([0.5, 1.0], [0.5, 1.0], color="0.2", lw=1.0)
+        if rows:
+            sns.scatterplot(data=pd.DataFrame(rows), x="confidence", y="accuracy", hue="algorithm", size="pairs",
+                            sizes=(20, 200), ax=axes[0])
+        axes[0].set_xlim(0.48, 1.01)
+        axes[0].set_ylim(-0.02, 1.02)
+        axes[0].legend(fontsize=8, loc="lower right")
+        axes[0].set_title(f"k = {k}, c = {c}, α = {alpha:.2f}, Beta({prior_a:g}, {prior_b:g}): {trials} trials",
+                          fontsize=10)
+        judged = results.trials.melt(id_vars="trial", value_vars=["judged_mtc", "judged_rtc"], var_name="algorithm",
+                                     value_name="judgments")
+        judged["algorithm"] = judged["algorithm"].str.removeprefix("judged_").str.upper()
+        sns.barplot(data=judged, x="trial", y="judgments", hue="algorithm", ax=axes[1])
+        taus = results.trials[["tau_mtc", "tau_rtc", "tau_ip"]].mean()
+        axes[1].set_title(f"judgments to α on the first pair; mean τ MTC {taus['tau_mtc']:.2f}, "
+                          f"RTC {taus['tau_rtc']:.2f}, IP {taus['tau_ip']:.2f}", fontsize=10)
+        fig.tight_layout()
+        plt.show()
+
+    style = {"continuous_update": False}
+    controls = {
+        "k": widgets.IntSlider(value=min(k, n_runs), min=3, max=min(20, n_runs), description="k runs", **style),
+        "c": widgets.IntSlider(value=c, min=2, max=9, description="c original", **style),
+        "alpha": widgets.FloatSlider(value=alpha, min=0.8, max=0.99, step=0.01, description="α", **style),
+        "prior_a": widgets.FloatLogSlider(value=prior[0], base=10, min=0, max=3, step=0.25, description="prior a",
+                                          **style),
+        "prior_b": widgets.FloatLogSlider(value=prior[1], base=10, min=0, max=3, step=0.25, description="prior b",
+                                          **style),
+        "trials": widgets.IntSlider(value=n_trials, min=1, max=12, description="trials", **style),
+    }
+    return interactive_figure(draw, **controls)

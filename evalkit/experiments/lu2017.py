@@ -17,6 +17,10 @@ the adjust-or-not threshold theta = 0.018 (set by the authors on TREC-5/7/8).
 * :func:`table3`: leave-one-group-out at d' = 10, theta = 0 (the group's runs scored)
 * :func:`figure4`: tau distance and dist (Eq. 11) vs pool depth, reference = LB at d
 * :func:`figure6`: two-strata judgments (depth 10 + 10% of ranks 11-100), 10 repetitions: InfAP, InfRBP, La, Lb
+* for the notebook: :func:`table1` (judgments per topic and % relevant beside :data:`PAPER_TABLE1`),
+  :func:`rmse_ranks` and :func:`compare_orderings` (the estimators' RMSE orderings, kit beside paper),
+  :func:`claims` (paper-versus-kit rows), :func:`explorer` / :func:`draw_explorer` (the widget: a run's gain
+  curve and the error table for d', theta, p and the estimator)
 
 :func:`prepare` builds what they share (reference scores, system matrix) once; each function also takes a
 Collection.
@@ -87,6 +91,16 @@ __all__ = [
     "figure4",
     "figure6",
     "rmse_ordering",
+    "PAPER_TABLE1",
+    "table1",
+    "rmse_ranks",
+    "compare_orderings",
+    "claims",
+    "explorer_fit",
+    "run_gain_profile",
+    "default_selection",
+    "draw_explorer",
+    "explorer",
 ]
 
 TABLE2_ESTIMATORS = ("LB", "RM", "Lin", "La", "Lb")
@@ -398,3 +412,469 @@ def _trec_infap(collection: Collection, sample) -> np.ndarray:
     from ..inferred import trec_infap
 
     return trec_infap(collection, sample)
+
+
+# ------------------------------------------------------------------------------------------ the notebook's helpers
+#
+# Added for notebooks/04_lu2017_shallow_pools.ipynb (which may hold no ``def``): Table 1's judgment counts, the
+# estimators' RMSE ranks beside the paper's, the paper-versus-kit claims and the widget.
+
+# Table 1 (judgments per topic and % relevant) transcribed: pool is d'=10, 20, 30, d'=d (the full pool) or the
+# two-strata sample (depth 10 + 10% of ranks 11-100, mean of ten draws). CW10 (d = 20): the d'=20 column is d.
+PAPER_TABLE1 = pd.read_csv(io.StringIO("""collection,reference_depth,n_runs,pool,judgments,relevant_pct
+TREC5,100,76,d'=10,272,13
+TREC5,100,76,d'=20,512,10
+TREC5,100,76,d'=30,747,8
+TREC5,100,76,d'=d,2298,4
+TREC9,100,59,d'=10,174,11
+TREC9,100,59,d'=20,322,8
+TREC9,100,59,d'=30,462,7
+TREC9,100,59,d'=d,1382,4
+TREC9,100,59,two-strata,294,7
+TREC10,100,54,d'=10,182,13
+TREC10,100,54,d'=20,335,10
+TREC10,100,54,d'=30,480,9
+TREC10,100,54,d'=d,1402,5
+TREC10,100,54,two-strata,303,9
+Rob04,100,42,d'=10,75,25
+Rob04,100,42,d'=20,139,18
+Rob04,100,42,d'=30,206,15
+Rob04,100,42,d'=d,710,7
+Rob04,100,42,two-strata,134,15
+TB04,80,33,d'=10,164,31
+TB04,80,33,d'=20,313,27
+TB04,80,33,d'=30,453,25
+TB04,80,33,d'=d,1121,19
+TB04,80,33,two-strata,270,25
+TB05,100,34,d'=10,111,41
+TB05,100,34,d'=20,202,36
+TB05,100,34,d'=30,291,33
+TB05,100,34,d'=d,878,25
+TB05,100,34,two-strata,187,33
+TB06,50,39,d'=10,141,31
+TB06,50,39,d'=20,270,26
+TB06,50,39,d'=30,394,23
+TB06,50,39,d'=d,633,19
+CW10,20,21,d'=10,98,30
+CW10,20,21,d'=d,187,28
+"""))
+
+
+def table1(data, depths=(10, 20, 30), n_repetitions: int = 0, seed: int = 2017, depth1: int = 10,
+           rate: float = 0.1) -> pd.DataFrame:
+    """Table 1 for one collection: judgments per topic (mean over topics) and the percentage of them relevant,
+    for the depth-d' pools of the contributing runs, the full depth-d pool (``d'=d``) and, with
+    ``n_repetitions`` > 0, the two-strata samples of :func:`figure6` (same seeds; averaged)."""
+    data = _data(data)
+    c = data.collection
+    pools = [(f"d'={d}", pool_qrels(c, d, data.pool_runs)) for d in depths]
+    pools.append(("d'=d", pool_qrels(c, data.depth, data.pool_runs)))
+    for child in np.random.SeedSequence(seed).spawn(n_repetitions):
+        pools.append(("two-strata", two_strata_qrels(c, depth1, data.depth, rate, np.random.default_rng(child),
+                                                     data.pool_runs)))
+    rows = []
+    for name, judged in pools:
+        known = judged.grade >= 0
+        rows.append({"pool": name, "judgments": known.sum() / c.n_topics,
+                     "relevant_pct": 100.0 * (judged.grade[known] > 0).sum() / max(int(known.sum()), 1)})
+    out = pd.DataFrame(rows).groupby("pool", sort=False).mean().reset_index()
+    out.insert(0, "collection", c.name)
+    out.insert(1, "reference_depth", data.depth)
+    out.insert(2, "n_runs", int(data.pool_runs.sum()))
+    return out
+
+
+def rmse_ranks(frame: pd.DataFrame) -> pd.DataFrame:
+    """A long Table-2 frame (the kit's or :data:`PAPER_TABLE2`) with every estimator's RMSE rank (1 = lowest,
+    ties share the lower rank) per (collection, depth, theta); LB and RM (ungated) join every theta."""
+    rows = []
+    thetas = sorted(frame["theta"].dropna().unique())
+    for (collection, depth), group in frame.groupby(["collection", "depth"], sort=False):
+        for theta in thetas:
+            sel = group[group["theta"].isna() | np.isclose(group["theta"].fillna(-1), theta)]
+            sel = sel.assign(theta=theta, rank=sel["rmse"].rank(method="min").astype(int))
+            rows.append(sel[["collection", "depth", "theta", "estimator", "rmse", "acc", "rank"]])
+    return pd.concat(rows, ignore_index=True)
+
+
+def compare_orderings(kit: pd.DataFrame, paper: pd.DataFrame = PAPER_TABLE2) -> pd.DataFrame:
+    """The estimators' RMSE orderings of the kit's Table 2 beside each of the paper's collections, per (depth,
+    theta) the kit ran: ``depth, theta, collection, ordering, best, worst, tau`` (Kendall's tau-b between that
+    collection's RMSE ranks and the kit's over the five estimators; 1 for the kit's own row)."""
+    from scipy.stats import kendalltau
+
+    both = pd.concat([rmse_ranks(kit), rmse_ranks(paper[paper["depth"].isin(kit["depth"].unique())])],
+                     ignore_index=True)
+    both["theta"] = both["theta"].round(6)
+    kit_name = kit["collection"].iloc[0]
+    rows = []
+    for (depth, theta, collection), g in both.groupby(["depth", "theta", "collection"], sort=False):
+        ranks = g.set_index("estimator")["rank"]
+        ordered = g.sort_values(["rmse"], kind="stable")
+        mine = both[(both["depth"] == depth) & (both["theta"] == theta) & (both["collection"] == kit_name)]
+        mine = mine.set_index("estimator")["rank"].reindex(ranks.index)
+        tau = kendalltau(ranks.to_numpy(), mine.to_numpy()).statistic if len(mine.dropna()) == len(ranks) else np.nan
+        rows.append({"depth": int(depth), "theta": float(theta), "collection": collection,
+                     "ordering": " < ".join(ordered["estimator"]),
+                     "best": ", ".join(ranks.index[ranks == ranks.min()]),
+                     "worst": ", ".join(ranks.index[ranks == ranks.max()]), "tau": float(tau)})
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------------------ paper vs kit
+
+
+def _pick(frame: pd.DataFrame, depth: int, estimator: str, theta=None, column: str = "rmse") -> float:
+    rows = frame[(frame["depth"] == depth) & (frame["estimator"] == estimator)]
+    if estimator in ("LB", "RM") or theta is None:
+        rows = rows[rows["theta"].isna()] if rows["theta"].isna().any() else rows
+    else:
+        rows = rows[np.isclose(rows["theta"].fillna(-1), theta)]
+    return float(rows[column].iloc[0])
+
+
+def _verdict(hits: int, total: int) -> str:
+    return "yes" if total and hits == total else "partly" if hits else "no"
+
+
+def claims(dataset: str, *, gamma_by_depth=None, gamma_per_topic=None, rmse_vs_theta=None, table2_frame=None,
+           table3_frame=None, figure4_frame=None, figure6_frame=None, theta: float = DEFAULT_THETA,
+           theta_depth: int = 10) -> list:
+    """The paper's statements beside the kit's figures (:class:`evalkit.report.Claim` rows for
+    :func:`evalkit.report.record_claims`), for whichever results are passed. The paper's collections are not the
+    kit's: the rows compare directions and orderings, not values."""
+    from ..report import Claim
+
+    paper = "Lu, Moffat & Culpepper 2017"
+    other = "the paper's collections (TREC9/10, Rob04, TB04-06) are not this one"
+    out = []
+    if gamma_by_depth is not None and len(gamma_by_depth) > 1:
+        g = gamma_by_depth.sort_values("depth")
+        steps = np.diff(g["mean_gamma"].to_numpy())
+        falls = int((steps < 0).sum())
+        out.append(Claim(
+            paper, "Fig. 3 left, Hypothesis 1: mean gamma falls as the pool deepens", "falls (TREC5, Rob04, TREC10, TB06)",
+            f"{g['mean_gamma'].iloc[0] * 1e3:.1f}e-3 at d'={g['depth'].iloc[0]} -> {g['mean_gamma'].iloc[-1] * 1e3:.1f}e-3 "
+            f"at d'={g['depth'].iloc[-1]}; falls in {falls} of {len(steps)} steps", dataset,
+            "yes" if falls == len(steps) else "partly" if g["mean_gamma"].iloc[-1] < g["mean_gamma"].iloc[0] else "no"))
+    if gamma_per_topic is not None:
+        gm = gamma_per_topic["gamma"]
+        above = int((gm > theta).sum())
+        out.append(Claim(
+            paper, "Fig. 3 middle: at d'=10 gamma varies by topic; not every topic needs adjusting",
+            "spread 0-32e-3; some topics low, some high", f"min {gm.min() * 1e3:.1f}e-3, median {gm.median() * 1e3:.1f}e-3, "
+            f"max {gm.max() * 1e3:.1f}e-3; {above} of {len(gm)} topics above theta={theta:g}", dataset,
+            "yes" if 0 < above < len(gm) else "no", "theta = 0.018 was set on TREC5/7/8 by the authors"))
+    if rmse_vs_theta is not None:
+        f = rmse_vs_theta.pivot_table(index="theta", columns="estimator", values="rmse")
+        first, at = f.iloc[0], f.iloc[(np.abs(f.index.to_numpy() - theta)).argmin()]
+        models = [m for m in ("Lin", "Wei") if m in f.columns]
+        cross = {m: f.index[(f[m] < f["LB"]).to_numpy()] for m in models}
+        text = "; ".join(f"{m}: RMSE {first[m]:.4f} at theta=0, {at[m]:.4f} at {theta:g} (LB {at['LB']:.4f}), "
+                         f"first below LB at theta={cross[m].min():g}" if len(cross[m]) else
+                         f"{m}: never below LB (theta=0: {first[m]:.4f} vs {first['LB']:.4f})" for m in models)
+        hits = sum(first[m] > first["LB"] and at[m] < at["LB"] for m in models)
+        out.append(Claim(
+            paper, "Fig. 3 right: Lin and Wei are worse than LB at theta=0 and cross below it near theta=0.018 "
+            "(TREC5; 'similar cross-overs for TREC7 and TREC8')", "cross-over near 0.018", text, dataset,
+            _verdict(hits, len(models)), f"d'={theta_depth}"))
+    if table2_frame is not None:
+        t2 = table2_frame
+        depths = sorted(t2["depth"].unique())
+        beats = [d for d in depths if all(_pick(t2, d, "Lb", 0.0) < _pick(t2, d, b, 0.0) for b in ("LB", "RM", "Lin"))]
+        beats_acc = [d for d in depths
+                     if all(_pick(t2, d, "Lb", 0.0, "acc") > _pick(t2, d, b, 0.0, "acc") for b in ("LB", "RM", "Lin"))]
+        out.append(Claim(
+            paper, "Table 2, theta=0: Lb outperforms the baselines LB, RM and Lin", "lowest RMSE in 17 of 18 rows "
+            "(tied with LB on TREC9 d'=10)",
+            "; ".join(f"d'={d}: Lb {_pick(t2, d, 'Lb', 0.0):.3f} ({_pick(t2, d, 'Lb', 0.0, 'acc'):.0f}%), "
+                      f"LB {_pick(t2, d, 'LB'):.3f} ({_pick(t2, d, 'LB', None, 'acc'):.0f}%), "
+                      f"Lin {_pick(t2, d, 'Lin', 0.0):.3f}, RM {_pick(t2, d, 'RM'):.3f}" for d in depths), dataset,
+            _verdict(len(beats), len(depths)),
+            f"RMSE (Acc%); Lb also has the highest Acc% " + (f"at d'={', '.join(map(str, beats_acc))}" if beats_acc
+                                                            else "at no depth") + " (the paper "
+            f"says 'RMSE and Acc%', but its own Acc% favours LB at d'=10 on TREC9/10 and Rob04); {other}"))
+        out.append(Claim(
+            paper, "Table 2, theta=0: La has a higher RMSE than Lb", "higher (TREC9/10, Rob04; not TB04 d'=10, TB06)",
+            "; ".join(f"d'={d}: La {_pick(t2, d, 'La', 0.0):.4f}, Lb {_pick(t2, d, 'Lb', 0.0):.4f}" for d in depths),
+            dataset, _verdict(sum(_pick(t2, d, "La", 0.0) > _pick(t2, d, "Lb", 0.0) for d in depths), len(depths))))
+        out.append(Claim(
+            paper, "Table 2, theta=0: on the earlier collections (TREC9/10) La is slightly worse than LB and Lin",
+            "La > LB, La > Lin", "; ".join(f"d'={d}: La {_pick(t2, d, 'La', 0.0):.3f}, LB {_pick(t2, d, 'LB'):.3f}, "
+                                        f"Lin {_pick(t2, d, 'Lin', 0.0):.3f}" for d in depths), dataset,
+            _verdict(sum(_pick(t2, d, "La", 0.0) > _pick(t2, d, "LB") for d in depths), len(depths)),
+            "counted against LB; TREC-8 is, like TREC9/10, an early collection"))
+        worst = [d for d in depths if _pick(t2, d, "RM") >= t2[t2["depth"] == d]["rmse"].max()]
+        out.append(Claim(
+            paper, "Table 2: RM performs poorly on the earlier collections (TREC9/10, Rob04)", "worst RMSE there",
+            f"RM worst at {len(worst)} of {len(depths)} depths (RMSE " +
+            ", ".join(f"{_pick(t2, d, 'RM'):.3f}" for d in depths) + ")", dataset, _verdict(len(worst), len(depths)),
+            "on TB04-06 the paper finds LB worst instead"))
+        if np.isclose(t2["theta"].dropna(), theta).any():
+            pairs = [(d, m) for d in depths for m in ("La", "Lin")]
+            better = [(d, m) for d, m in pairs if _pick(t2, d, m, theta) < _pick(t2, d, m, 0.0)]
+            same = all(np.isclose(_pick(t2, d, m, theta), _pick(t2, d, m, 0.0), rtol=0, atol=1e-12) for d, m in pairs)
+            out.append(Claim(
+                paper, f"Table 2: theta={theta:g} improves La and Lin (TREC9/10, Rob04)", "lower RMSE",
+                "; ".join(f"d'={d} {m}: {_pick(t2, d, m, 0.0):.4f} -> {_pick(t2, d, m, theta):.4f}" for d, m in pairs),
+                dataset, "" if same else _verdict(len(better), len(pairs)),
+                f"no topic has 0 < gamma <= {theta:g} here: the threshold changes nothing" if same else ""))
+            ranks = rmse_ranks(t2)
+            ranks = ranks[np.isclose(ranks["theta"], theta)].sort_values(["depth", "rmse"], kind="stable")
+            lead = [d for d in depths if min(_pick(t2, d, "La", theta), _pick(t2, d, "Lb", theta))
+                    < min(_pick(t2, d, b, theta) for b in ("LB", "RM", "Lin"))]
+            out.append(Claim(
+                paper, f"Table 2, theta={theta:g}: the framework (La or Lb) has the lowest RMSE",
+                "La or Lb lowest (or tied) in all 18 rows",
+                "; ".join(f"d'={d}: " + " < ".join(g["estimator"]) for d, g in ranks.groupby("depth")), dataset,
+                _verdict(len(lead), len(depths)), other))
+    if table3_frame is not None:
+        t3 = table3_frame.set_index("estimator")
+        order = " < ".join(t3["rmse"].sort_values(kind="stable").index)
+        best = t3["rmse"].idxmin()
+        out.append(Claim(
+            paper, "Table 3, leave one group out (d'=10, theta=0): the framework corrects system bias too; "
+            "Rob04: Lb < LB = La < Lin < RM", "Lb .050 < LB .060 = La .060 < Lin .068 < RM .126",
+            f"{order} ({', '.join(f'{e} {r:.3f}' for e, r in t3['rmse'].sort_values().items())}; "
+            f"{int(t3['n_groups'].iloc[0])} groups)", dataset,
+            "yes" if best == "Lb" else "partly" if t3.loc["Lb", "rmse"] < min(t3.loc["Lin", "rmse"], t3.loc["RM", "rmse"])
+            else "no", other))
+    if figure4_frame is not None:
+        f4 = figure4_frame
+        depths = sorted(f4["depth"].unique())
+        for measure, label in (("dist", "dist"), ("tau_distance", "tau distance")):
+            top3 = [d for d in depths
+                    if set(f4[f4["depth"] == d].nsmallest(3, measure)["estimator"]) == {"Lin", "La", "Lb"}]
+            d0 = f4[f4["depth"] == depths[0]].set_index("estimator")[measure].sort_values()
+            out.append(Claim(
+                paper, f"Fig. 4: Lin, La and Lb give the orderings closest to the reference ({label})",
+                "consistently the highest agreement",
+                f"the three lowest at {len(top3)} of {len(depths)} depths; d'={depths[0]}: " +
+                ", ".join(f"{e} {v:.3g}" for e, v in d0.items()), dataset, _verdict(len(top3), len(depths)),
+                "ties in tau distance count against" if measure == "tau_distance" else ""))
+    if figure6_frame is not None:
+        f6 = figure6_frame.groupby("method")[["tau_distance", "dist"]].agg(["mean", "std"])
+        stable = [m for m in ("La", "Lb", "InfRBP") if m in f6.index and f6.loc[m, ("tau_distance", "mean")] < 0.05]
+        out.append(Claim(
+            paper, "Fig. 6 (two strata): La, Lb and InfRBP give tau distances below 0.05", "< 0.05",
+            ", ".join(f"{m} {f6.loc[m, ('tau_distance', 'mean')]:.3f}" for m in f6.index), dataset,
+            _verdict(len(stable), 3)))
+        if {"La", "Lb", "InfRBP"} <= set(f6.index):
+            dm = f6[("dist", "mean")]
+            out.append(Claim(
+                paper, "Fig. 6: by dist La and Lb beat InfRBP (La: all but TREC9; Lb: all but TB05)",
+                "La, Lb < InfRBP", ", ".join(f"{m} {v:.1f}" for m, v in dm.sort_values().items()) + " (mean dist)",
+                dataset, _verdict(int(dm["La"] < dm["InfRBP"]) + int(dm["Lb"] < dm["InfRBP"]), 2)))
+        if "InfAP" in f6.index:
+            sd = f6[("dist", "std")]
+            out.append(Claim(
+                paper, "Fig. 6: InfAP gives the most variable orderings", "most variable",
+                ", ".join(f"{m} mean {f6.loc[m, ('dist', 'mean')]:.1f} sd {v:.1f}" for m, v in sd.items()) + " (dist)",
+                dataset, "yes" if sd.idxmax() == "InfAP" and f6[("dist", "mean")].idxmax() == "InfAP" else
+                "partly" if f6[("dist", "mean")].idxmax() == "InfAP" or sd.idxmax() == "InfAP" else "no",
+                "InfAP is compared with AP@d, the others with RBP@d"))
+    return out
+
+
+# ------------------------------------------------------------------------------------------ the widget
+
+
+def explorer_fit(data, fit_depth: int = 10, p: float | None = None, cache: dict | None = None) -> dict:
+    """Everything the widget draws from, for one pool depth d' and RBP persistence p (cached in ``cache``):
+    ``judgments`` (the depth-d' pool), ``estimates`` (all seven estimators, ungated), ``reference`` (RBP(p)@d on
+    the full qrels), ``weights`` (W(1..d)) and ``observed`` ((T, d') observed gain vector)."""
+    from ..estimation import ESTIMATORS, gains, metric_weights, observed_gain_vector
+    from ..estimation.estimators import _grades
+
+    data = _data(data)
+    p = data.p if p is None else float(p)
+    key = (int(fit_depth), round(p, 6))
+    if cache is not None and key in cache:
+        return cache[key]
+    c = data.collection
+    judgments = pool_qrels(c, fit_depth, data.pool_runs)
+    est = estimate_scores(c, judgments, fit_depth, pool_runs=data.pool_runs, depth=data.depth, p=p,
+                          estimators=ESTIMATORS, matrix=data.matrix)
+    reference = data.reference if np.isclose(p, data.p) else reference_scores(c, data.depth, data.pool_runs, "rbp", p)
+    pool_grades = _grades(c, judgments, data.pool_runs, fit_depth)
+    fit = {"fit_depth": int(fit_depth), "p": p, "judgments": judgments, "estimates": est, "reference": reference,
+           "weights": metric_weights("rbp", data.depth, p)[0],
+           "observed": observed_gain_vector(gains(pool_grades), pool_grades >= 0)}
+    if cache is not None:
+        cache[key] = fit
+    return fit
+
+
+def run_gain_profile(data, fit: dict, run, topic, estimator: str = "Lb", theta: float = DEFAULT_THETA) -> pd.DataFrame:
+    """Rank by rank (1..d) for one scored run and topic: the document, its gain under the full qrels
+    (``reference_gain``), whether the depth-d' pool judged it, and the gain ``estimator`` gives it (the judged
+    gain where known; else LB 0, RM the run's rate of Eq. 4, the fitted rank-level curve, or the framework's h2;
+    0 for a gated estimator on a topic with gamma <= theta)."""
+    from ..collection import ABSENT
+    from ..estimation import GAIN_MODELS, MODEL_LABELS, gains
+    from ..estimation.estimators import _grades
+
+    data = _data(data)
+    c = data.collection
+    est = fit["estimates"]
+    r = c.run_index(run) if isinstance(run, str) else int(run)
+    t = list(c.topics).index(topic) if not isinstance(topic, (int, np.integer)) else int(topic)
+    row = int(np.flatnonzero(np.flatnonzero(est.runs) == r)[0])
+    mask = np.zeros(c.n_runs, bool)
+    mask[r] = True
+    d = data.depth
+    docs = np.full(d, -1, np.int64)
+    width = min(d, c.docs.shape[-1])
+    docs[:width] = c.docs[r, t, :width]
+    shallow = np.full(d, ABSENT, np.int64)
+    full = np.full(d, ABSENT, np.int64)
+    shallow[:width] = _grades(c, fit["judgments"], mask, width)[0, t]
+    full[:width] = _grades(c, c.qrels, mask, width)[0, t]
+    unknown = (shallow < 0) & (shallow != ABSENT)
+    estimate = np.zeros(d)
+    adjusted = bool(est.adjusted(theta)[t]) if estimator in GATED_ESTIMATORS else True
+    if estimator == "RM":
+        lb, residual = est.lower_bound.score[row, t], est.lower_bound.residual[row, t]
+        estimate[:] = (est.scores["RM"][row, t] - lb) / residual if residual > 0 else 0.0
+    elif estimator in ("Lin", "Zipf", "Wei"):
+        model = GAIN_MODELS.index({v: k for k, v in MODEL_LABELS.items()}[estimator])
+        estimate[:] = est.curves[t, model, :d]
+    elif estimator in ("La", "Lb"):
+        estimate[:] = np.where(docs >= 0, est.fits[estimator].document_gains(t, np.maximum(docs, 0)), 0.0)
+    if not adjusted:
+        estimate[:] = 0.0
+    gain = np.where(unknown, estimate, np.where(shallow >= 0, gains(np.maximum(shallow, 0)), 0.0))
+    return pd.DataFrame({
+        "rank": np.arange(1, d + 1), "doc": np.where(docs >= 0, c.vocabulary[np.maximum(docs, 0)], ""),
+        "reference_gain": np.where(full >= 0, gains(np.maximum(full, 0)), np.nan),
+        "judged": shallow >= 0, "absent": shallow == ABSENT, "gain": np.where(shallow == ABSENT, 0.0, gain),
+        "weight": fit["weights"],
+    })
+
+
+def default_selection(data, fit_depth: int = 10, run=None, topic=None, cache: dict | None = None) -> tuple:
+    """``(run name, topic)`` the widget starts from: the contributing run of median mean reference score, and the
+    topic where that run's LB score at d' falls furthest below its reference score (given ones are kept)."""
+    data = _data(data)
+    c = data.collection
+    scored = np.flatnonzero(data.pool_runs)
+    if run is None:
+        mean = data.reference.score.mean(axis=1)
+        run = c.run_names[scored[int(np.argsort(mean)[len(mean) // 2])]]
+    if topic is None:
+        row = int(np.flatnonzero(scored == c.run_index(run))[0]) if isinstance(run, str) else int(
+            np.flatnonzero(scored == int(run))[0])
+        lower = explorer_fit(data, fit_depth, data.p, cache)["estimates"].lower_bound.score[row]
+        topic = c.topics[int(np.argmax(data.reference.score[row] - lower))]
+    return run, topic
+
+
+def draw_explorer(data, fit_depth: int = 10, theta: float = DEFAULT_THETA, p: float | None = None,
+                  estimator: str = "Lb", run=None, topic=None, cache: dict | None = None):
+    """The widget's picture: left, the topic's observed gain vector (ranks <= d'), its three fitted rank-level
+    curves, and the chosen run's gains (relevant documents under the full qrels; the chosen estimator's gains
+    for its unjudged documents); right, the run's cumulative RBP under the full qrels, under LB and under the
+    estimator, with the reference range [M, M + eps] of Eq. 3. Below: the error table (RMSE, Acc% over all
+    runs and topics at this theta) and this run's and topic's estimate and error per estimator. ``run`` and
+    ``topic`` default to :func:`default_selection`; ``cache`` (a dict) keeps the fits across calls."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+    from IPython.display import display
+
+    from ..estimation import ESTIMATORS, GAIN_MODELS, MODEL_LABELS, error_table
+
+    data = _data(data)
+    c = data.collection
+    fit = explorer_fit(data, fit_depth, p, cache)
+    est, ref = fit["estimates"], fit["reference"]
+    scored = np.flatnonzero(est.runs)
+    run, topic = default_selection(data, fit_depth, run, topic, cache)
+    r = c.run_index(run) if isinstance(run, str) else int(run)
+    row = int(np.flatnonzero(scored == r)[0])
+    t = list(c.topics).index(topic) if not isinstance(topic, (int, np.integer)) else int(topic)
+    profile = run_gain_profile(data, fit, r, t, estimator, theta)
+    d = data.depth
+    ranks = profile["rank"].to_numpy()
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+    ax = axes[0]
+    for m, model in enumerate(GAIN_MODELS):
+        ax.plot(ranks, est.curves[t, m, :d], lw=1.2, label=f"{MODEL_LABELS[model]} curve")
+    observed = fit["observed"][t]
+    ax.plot(np.arange(1, len(observed) + 1), observed, "ko", ms=4, label="observed gain vector")
+    relevant = profile[profile["reference_gain"] > 0]
+    ax.scatter(relevant["rank"], np.full(len(relevant), 1.03), marker="|", s=80,
+               c=np.where(relevant["judged"], "C3", "0.5"), label="relevant (red: judged at d')")
+    unjudged = profile[~profile["judged"] & ~profile["absent"]]
+    sns.scatterplot(x=unjudged["rank"], y=unjudged["gain"], ax=ax, color="C4", s=18, zorder=3,
+                    label=f"{estimator}: gain of the run's unjudged documents")
+    ax.axvline(fit["fit_depth"] + 0.5, color="0.3", ls=":", lw=1)
+    ax.set_xlabel("rank")
+    ax.set_ylabel("gain")
+    ax.set_ylim(-0.03, 1.08)
+    gamma = est.gamma[t]
+    ax.set_title(f"topic {c.topics[t]}: gamma = {gamma * 1e3:.1f}e-3 "
+                 f"({'adjusted' if gamma > theta else 'not adjusted'} at theta = {theta:.3f})", fontsize=10)
+    ax.legend(fontsize=7, loc="center right")
+    ax = axes[1]
+    w = profile["weight"].to_numpy()
+    reference_gain = np.nan_to_num(profile["reference_gain"].to_numpy())
+    lb_gain = np.where(profile["judged"], profile["gain"], 0.0)
+    ax.step(ranks, np.cumsum(w * reference_gain), where="post", label="full qrels", color="k")
+    ax.step(ranks, np.cumsum(w * profile["gain"].to_numpy()), where="post", label=estimator, color="C4", lw=2)
+    ax.step(ranks, np.cumsum(w * lb_gain), where="post", label=f"LB (depth-{fit['fit_depth']} pool)", color="0.5",
+            ls="--")
+    low, high = ref.score[row, t], ref.upper[row, t]
+    ax.axhspan(low, high, color="C2", alpha=0.15, label="[M, M + eps] at d (Eq. 3)")
+    value = est.score(estimator, theta)[row, t]
+    error = score_range_error(value, low, high - low)
+    ax.set_xlabel("rank")
+    ax.set_ylabel(f"cumulative RBP({fit['p']:g})")
+    ax.set_title(f"{c.run_names[r]}: estimate {value:.3f}, reference {low:.3f}-{high:.3f}, error {error:.3f}",
+                 fontsize=10)
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    plt.show()
+    table = error_table(est, ref, thetas=(float(theta),)).drop(columns="theta")
+    table["this run and topic: estimate"] = [est.score(e, theta)[row, t] for e in table["estimator"]]
+    table["error"] = score_range_error(table["this run and topic: estimate"].to_numpy(), low, high - low)
+    table = table.set_index("estimator").loc[[e for e in ESTIMATORS if e in table["estimator"].to_numpy()]]
+    print(f"d' = {fit['fit_depth']}, theta = {theta:.3f}: {int(est.adjusted(theta).sum())} of {c.n_topics} topics "
+          f"adjusted; RBP({fit['p']:g}) at d = {d}, {len(scored)} runs")
+    display(table.style.format({"rmse": "{:.4f}", "acc": "{:.1f}", "this run and topic: estimate": "{:.4f}",
+                                "error": "{:.4f}"}).apply(
+        lambda col: ["font-weight: bold; background-color: #e8e0f0" if i == estimator else "" for i in col.index]))
+
+
+def explorer(data, fit_depth: int = 10, theta: float = DEFAULT_THETA, estimator: str = "Lb", run=None, topic=None,
+             p_values=(0.8, 0.9, 0.95, 0.98)):
+    """Sliders for the pool depth d', the threshold theta, RBP's p and the estimator, plus a run and a topic,
+    redrawing :func:`draw_explorer` (a run's gain curve and the error table). A new (d', p) refits every
+    estimator (a few seconds on TREC-8; cached); theta, the estimator, the run and the topic redraw at once.
+    Default run and topic: :func:`default_selection`."""
+    import ipywidgets as widgets
+
+    from ..estimation import ESTIMATORS
+    from ..widgets import interactive_figure
+
+    data = _data(data)
+    c = data.collection
+    cache: dict = {}
+    scored = np.flatnonzero(data.pool_runs)
+    run, topic = default_selection(data, fit_depth, run, topic, cache)
+    p_options = sorted({float(x) for x in p_values} | {data.p})
+    controls = {
+        "fit_depth": widgets.IntSlider(value=fit_depth, min=5, max=min(50, data.depth - 5), step=5, description="d'",
+                                       continuous_update=False),
+        "theta": widgets.FloatSlider(value=theta, min=0.0, max=0.04, step=0.001, readout_format=".3f",
+                                     description="theta", continuous_update=False),
+        "p": widgets.SelectionSlider(options=p_options, value=data.p, description="RBP p", continuous_update=False),
+        "estimator": widgets.Dropdown(options=list(ESTIMATORS), value=estimator, description="estimator"),
+        "run": widgets.Dropdown(options=list(c.run_names[scored]), value=run, description="run"),
+        "topic": widgets.Dropdown(options=list(c.topics), value=topic, description="topic"),
+    }
+    box = interactive_figure(
+        lambda **v: draw_explorer(data, v["fit_depth"], v["theta"], v["p"], v["estimator"], v["run"], v["topic"],
+                                  cache), **controls)
+    rows = [widgets.HBox([controls["fit_depth"], controls["theta"], controls["p"]]),
+            widgets.HBox([controls["estimator"], controls["run"], controls["topic"]])]
+    return widgets.VBox(rows + [box.children[1]])

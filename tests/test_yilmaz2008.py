@@ -1,0 +1,247 @@
+"""Tests for evalkit.experiments.yilmaz2008 (Yilmaz, Kanoulas & Aslam 2008): truth, designs, figures, KS test.
+
+All on the small synthetic collection (fast mode): invariants that hold whatever the simulator's parameters.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+import evalkit
+from evalkit.evaluation import score_matrix
+from evalkit.experiments import yilmaz2008 as y
+from evalkit.inferred import inferred_measures
+from evalkit.sampling import pool
+from evalkit.stats import kendall_tau, pearson, rms_error
+
+
+@pytest.fixture(scope="module")
+def collection():
+    return evalkit.load_dataset("synthetic", fast=True)
+
+
+@pytest.fixture(scope="module")
+def gold(collection):
+    return y.prepare(collection)
+
+
+def _judged(qrels) -> np.ndarray:
+    return np.bincount(qrels.topic[qrels.grade >= 0], minlength=qrels.n_topics)
+
+
+# ------------------------------------------------------------------------------------------- truth
+
+
+def test_gold_is_the_depth100_pool_of_the_judged_runs(collection, gold):
+    p = pool(collection, 100)
+    assert len(gold.qrels) == len(p) == gold.n_pooled
+    assert (gold.qrels.grade >= 0).all() and (gold.qrels.stratum == 1).all()
+    np.testing.assert_array_equal(gold.qrels.keys, p.keys)
+    np.testing.assert_array_equal(gold.judged, collection.judged_runs)
+    assert 0 < gold.judged.sum() < collection.n_runs  # dots and pluses both present
+    np.testing.assert_allclose(gold.ap, score_matrix(collection, "AP", gold.qrels), atol=0)
+    np.testing.assert_allclose(gold.ndcg, score_matrix(collection, "nDCG", gold.qrels), atol=1e-12)
+    np.testing.assert_allclose(gold.map, gold.ap.mean(axis=1))  # every run retrieves every topic here
+    assert gold.runs_frame().shape == (collection.n_runs, 3)
+
+
+def test_plain_ndcg_equals_trec_eval_on_samples(collection, gold):
+    q = y.random_judgments(gold, 0.3, seed=1)
+    np.testing.assert_allclose(y.plain_ndcg(gold, q), score_matrix(collection, "nDCG", q), atol=1e-12)
+    g100 = y.prepare(collection, ndcg_cutoff=100)
+    assert g100.ndcg_name == "nDCG@100" and g100.infndcg_name == "infNDCG@100"
+    np.testing.assert_allclose(y.plain_ndcg(g100, q), score_matrix(collection, "nDCG@100", q), atol=1e-12)
+    # relevant documents outside the pool: the general path
+    full = collection.qrels
+    np.testing.assert_allclose(y.plain_ndcg(gold, full), score_matrix(collection, "nDCG", full), atol=1e-12)
+
+
+def test_agreement_matches_the_stats_module(gold):
+    rng = np.random.default_rng(0)
+    est = gold.map + rng.normal(0, 0.02, size=(3, len(gold.map)))
+    a = y.agreement(gold.map, est)
+    for i in range(3):
+        assert a["tau"][i] == pytest.approx(kendall_tau(gold.map, est[i]))
+        assert a["rho"][i] == pytest.approx(pearson(gold.map, est[i]))
+        assert a["rms"][i] == pytest.approx(rms_error(gold.map, est[i]))
+
+
+# ------------------------------------------------------------------------------------------ designs
+
+
+def test_random_judgments_take_p_of_each_topic(gold):
+    q = y.random_judgments(gold, 0.2, seed=3)
+    np.testing.assert_array_equal(_judged(q), np.floor(0.2 * gold.pool_size + 0.5))
+    assert len(q) == gold.n_pooled  # the unsampled pooled documents stay in the qrels with grade -1
+    assert y.random_judgments(gold, 1.0) is gold.qrels
+
+
+def test_depth_random_judges_the_depth_k_pool_and_as_many_again(collection, gold):
+    k = 5
+    q = y.depth_random_judgments(gold, k, seed=4)
+    depth_k = pool(collection, k)
+    grade = q.lookup(depth_k.topic, depth_k.doc)
+    assert (grade >= 0).all()  # the depth-k pool is fully judged
+    np.testing.assert_array_equal(_judged(q), np.minimum(2 * depth_k.sizes(), gold.pool_size))
+    assert y.depth_random_judgments(gold, 100) is gold.qrels
+    s = y.depth_strata_judgments(gold, k, seed=4)
+    assert (s.lookup(depth_k.topic, depth_k.doc) >= 0).all()
+    assert np.abs(_judged(s) - np.minimum(2 * depth_k.sizes(), gold.pool_size)).max() <= 2  # rounding per stratum
+    assert set(np.unique(s.stratum)) == {1, 2, 3, 4}
+
+
+def test_full_pool_gives_the_truth(collection, gold):
+    """Judging the whole pool: infAP = xinfAP = AP (up to the smoothing constants), infNDCG = nDCG."""
+    m = inferred_measures(collection, y.depth_random_judgments(gold, 100), ["infAP", "trec_infAP", "infNDCG"])
+    np.testing.assert_allclose(m["infAP"], gold.ap, atol=1e-4)
+    np.testing.assert_allclose(m["trec_infAP"], gold.ap, atol=1e-4)
+    np.testing.assert_allclose(m["infNDCG"], gold.ndcg, atol=1e-9)
+
+
+# ------------------------------------------------------------------------------------------ figure 1
+
+
+def test_figure1_shapes_and_full_sample(gold):
+    frame = y.figure1(gold, [0.2, 1.0], seed=1)
+    n_forms = len(y.VARIANCE_FORMS)
+    assert len(frame) == 2 * n_forms * len(gold.map)
+    assert set(frame.columns) >= {"p", "form", "run", "judged", "MAP", "mean_infAP", "sd", "ci_low", "ci_high",
+                                  "covers", "judgments", "share"}
+    full = frame[frame.p == 1.0]
+    np.testing.assert_allclose(full["mean_infAP"], full["MAP"], atol=1e-4)  # p = 100%: infAP == AP
+    np.testing.assert_allclose(full["ci_high"] - full["ci_low"], 0.0, atol=0)  # and the interval has width 0
+    assert (full["judgments"] == gold.n_pooled).all()
+    part = frame[frame.p == 0.2]
+    assert (part["ci_high"] > part["ci_low"]).all()
+    np.testing.assert_array_equal(part["covers"], (part.ci_low <= part.MAP) & (part.MAP <= part.ci_high))
+    summary = y.figure1_summary(frame)
+    assert len(summary) == 2 * n_forms
+    assert (summary.loc[summary.p == 1.0, "RMS"] < 1e-4).all()
+    # the covariance form only adds (positive) covariances; the estimate itself does not depend on the form
+    wide = part.pivot(index="run", columns="form", values="sd")
+    assert (wide["unbiased, covariance"] >= wide["unbiased, independent"] - 1e-15).all()
+    assert part.groupby("run")["mean_infAP"].nunique().max() == 1
+
+
+def test_figure1_is_deterministic(gold):
+    a = y.figure1(gold, [0.1], seed=7, forms=[y.DEFAULT_FORM])
+    b = y.figure1(gold, [0.1, 0.3], seed=7, forms=[y.DEFAULT_FORM])
+    pd.testing.assert_frame_equal(a, b[b.p == 0.1].reset_index(drop=True))  # one p does not depend on the others
+    c = y.figure1(gold, [0.1], seed=8, forms=[y.DEFAULT_FORM])
+    assert not np.allclose(a["mean_infAP"], c["mean_infAP"])
+
+
+# ------------------------------------------------------------------------------------- CI validation
+
+
+def test_ks_test_normal_matches_scipy():
+    rng = np.random.default_rng(0)
+    rows = np.vstack([rng.normal(0, 1, 40), rng.normal(0.5, 1, 40), rng.normal(0, 2, 40)])
+    d, p = y.ks_test_normal(rows)
+    for i, row in enumerate(rows):
+        ref = sps.kstest(row, "norm")
+        assert d[i] == pytest.approx(ref.statistic, abs=1e-12)
+        assert p[i] == pytest.approx(ref.pvalue, rel=1e-9)
+
+
+def test_ci_validation_shapes_and_tables(gold):
+    v = y.ci_validation(gold, [0.2, 1.0], trials=4, seed=3, forms=["unbiased, independent", "paper plug-in, "
+                                                                    "independent"], progress=False,
+                        scheduler="serial")
+    S = len(gold.map)
+    assert v.mean.shape == (4, 2, S) and v.sd.shape == (4, 2, 2, S) and v.z.shape == (4, 2, 2, S)
+    assert (v.sd[:, 1] == 0).all() and np.isnan(v.z[:, 1]).all()  # p = 100%: no variance, no z
+    dev = v.deviations()
+    assert len(dev) == 4 * 2 * 2 * S
+    per_run = y.ks_per_run(v)
+    assert len(per_run) == 2 * 2 * S
+    table = y.ks_table(v)
+    assert len(table) == 4
+    assert (table.loc[table.p == 1.0, "runs not tested"] == S).all()
+    part = table[table.p == 0.2]
+    assert (part["runs tested"] == S).all()
+    assert ((part["not rejected"] >= 0) & (part["not rejected"] <= 1)).all()
+    # z by hand for one run and trial
+    i = 5
+    expected = (v.mean[2, 0, i] - gold.map[i]) / v.sd[2, 0, 0, i]
+    assert v.z[2, 0, 0, i] == pytest.approx(expected)
+
+
+def test_ci_validation_same_on_every_executor(gold):
+    kw = dict(p_values=[0.2], trials=2, seed=11, forms=[y.DEFAULT_FORM], progress=False)
+    a = y.ci_validation(gold, scheduler="serial", **kw)
+    b = y.ci_validation(gold, scheduler="local", n_jobs=2, **kw)
+    np.testing.assert_array_equal(a.mean, b.mean)
+    np.testing.assert_array_equal(a.sd, b.sd)
+
+
+# ------------------------------------------------------------------------------------- figures 2-4
+
+
+def test_figure2(collection, gold):
+    frame = y.figure2(gold, [10, 1], seed=2)
+    assert len(frame) == 2 * collection.n_runs
+    summary = y.figure2_summary(frame)
+    assert list(summary.k) == [10, 1]
+    for k in (10, 1):
+        expected = np.minimum(2 * pool(collection, k).sizes(), gold.pool_size).sum()
+        assert (frame.loc[frame.k == k, "judgments"] == expected).all()
+    assert summary.loc[summary.k == 10, "paper share"].item() == y.PAPER_FIGURE2_SHARE[10]
+    assert summary.loc[0, "share"] > summary.loc[1, "share"]
+
+
+def test_figure3_deterministic_and_shaped(collection, gold):
+    kw = dict(depths=(1, 5), trials=2, seed=5, progress=False)
+    a = y.figure3(gold, scheduler="serial", **kw)
+    b = y.figure3(gold, scheduler="local", n_jobs=2, **kw)
+    np.testing.assert_array_equal(a.means, b.means)
+    pd.testing.assert_frame_equal(a.stats, b.stats)
+    assert a.means.shape == (2, 2, 3, collection.n_runs)
+    assert len(a.stats) == 2 * 2 * 3
+    assert list(a.stats.estimator.cat.categories) == list(y.FIGURE3_ESTIMATORS)
+    # the same judgments for xinfAP and infAP-on-depth+random; a random sample of the same total size
+    j = a.judgments
+    np.testing.assert_array_equal(j[:, :, 0], j[:, :, 2])
+    assert np.abs(j[:, :, 1] - j[:, :, 0]).max() <= collection.n_topics
+    s = a.summary()
+    assert len(s) == 2 * 3 and {"tau", "rho", "RMS", "share"} <= set(s.columns)
+    # xinfAP uses the strata, infAP on the same judgments does not: they differ
+    assert not np.allclose(a.means[:, :, 0], a.means[:, :, 2])
+
+
+def test_figure3_at_full_depth_is_exact(gold):
+    sweep = y.figure3(gold, depths=(100,), trials=1, seed=1, progress=False, scheduler="serial")
+    xinf = sweep.stats[sweep.stats.estimator == "xinfAP (depth+random)"]
+    assert xinf["RMS"].item() < 1e-4 and xinf["tau"].item() > 0.99
+    assert (sweep.judgments == gold.n_pooled).all()
+
+
+def test_figure4(collection, gold):
+    sweep = y.figure4(gold, depths=(2,), trials=2, seed=9, progress=False, scheduler="serial")
+    assert sweep.means.shape == (2, 1, 4, collection.n_runs)
+    assert list(sweep.measure_of) == ["AP", "AP", "nDCG", "nDCG"]
+    j = sweep.judgments
+    assert np.abs(j[:, :, 1] - j[:, :, 0]).max() <= collection.n_topics
+    s = sweep.summary()
+    assert set(s.estimator) == set(y.FIGURE4_ESTIMATORS)
+    other = y.figure4(gold, depths=(2,), trials=2, seed=9, ratio=(1, 1, 1), progress=False, scheduler="serial")
+    assert not np.allclose(other.means[:, :, 0], sweep.means[:, :, 0])
+
+
+def test_widgets_build(gold):
+    pytest.importorskip("ipywidgets")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    assert y.random_sample_explorer(gold) is not None
+    assert y.stratified_explorer(gold) is not None
+
+
+def test_paper_constants():
+    assert y.PAPER_TREC8_JUDGMENTS == 86830
+    assert y.PAPER_KS_NOT_REJECTED == 0.90
+    assert set(y.PAPER_FIGURE2_SHARE) == set(y.FIGURE2_DEPTHS)
+    assert "TREC-9" in y.PAPER_UNAVAILABLE
