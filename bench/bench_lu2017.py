@@ -93,7 +93,7 @@ def run(repeat: int = 3) -> list[Result]:
     n_calls = sum(len(ps) for ps in per_topic)
     median_topic, max_topic = statistics.median(topic_times), max(topic_times)
     sizes = [A.shape for ps in per_topic for A, _ in ps]
-    note = (f"{len(per_topic)} topics, {n_calls // len(per_topic)} calls each (A up to "
+    note = (f"median topic {1e3 * median_topic:.2f} ms; {len(per_topic)} topics, {n_calls // len(per_topic)} calls each (A up to "
             f"{max(s[0] for s in sizes)} x {max(s[1] for s in sizes)}); one call: median "
             f"{1e3 * statistics.median(calls):.2f} ms, max {1e3 * max(calls):.2f} ms")
     results.append(Result("Algorithm 1 optimizer calls, one topic, d'=10 (median over topics)", median_topic, None,

@@ -514,3 +514,10 @@ def _budgeted(collection, strat, runs, seed, base_qrels, method, weights):
     rates[:, 1:] = np.minimum(1.0, alpha[:, None] * weights[None, :])
     selected, N, J, rate_used, target = _draw(topic, c, judged, n_topics, n_strata, rates, None, method, rng)
     return _result(collection, topic, doc, c, grade, selected, rates, N, J, rate_used, target, strat, method)
+
+
+# Soboroff (2007)'s relevance-based sampling lives in its own module (it needs the pools above); it is part of the
+# sampling API, so it is reachable from here too.
+from .relevance_sampling import RelevanceSample, judged_depth, relevance_sample, sampling_design  # noqa: E402
+
+__all__ += ["RelevanceSample", "judged_depth", "relevance_sample", "sampling_design"]

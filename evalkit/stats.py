@@ -191,14 +191,62 @@ def paired_ttests(scores) -> PairedTTests:
     )
 
 
-def significant_pairs(scores, alpha: float = 0.05) -> np.ndarray:
-    """Sign matrix of significant differences between runs (two-tailed paired t-test).
+_CANCELLATION = 1e-6  # Gram-form sums of squares below this share of |c_i|^2 + |c_j|^2 are recomputed directly
 
-    ``result[i, j]`` is +1 if run i is significantly better than run j (``p_two_sided < alpha``
-    and ``mean(scores[i] - scores[j]) > 0``), -1 if significantly worse, 0 if not significant.
-    Antisymmetric, int8, S x S, zero diagonal. See :func:`paired_ttests` for the test.
+
+def significant_pairs(scores, alpha: float = 0.05) -> np.ndarray:
+    """Sign matrix of significant differences between runs (two-tailed paired t-test, ``p < alpha``).
+
+    ``result[i, j]`` is +1 if run i is significantly better than run j, -1 if significantly worse, 0 if not
+    significant (identical runs never are); antisymmetric, int8, S x S, zero diagonal. The same signs as
+    ``paired_ttests(scores).significance_signs(alpha)`` (which equals scipy's ttest_rel), computed faster from the
+    Gram matrix of the row-centred scores: the sum of
+    squared deviations of the differences of runs i and j is ``|c_i|^2 + |c_j|^2 - 2 c_i.c_j``, one (S, T) x
+    (T, S) product instead of an (S, S, T) array. Where that form cancels (nearly identical runs: the result is
+    below 1e-6 of ``|c_i|^2 + |c_j|^2``) the pair is recomputed from its differences as ``paired_ttests`` does,
+    so the signs agree with :func:`paired_ttests` (checked by the tests, borderline and nearly identical runs
+    included); about 20 times faster for 129 runs x 50 topics, which matters inside repeated trials.
     """
-    return paired_ttests(scores).significance_signs(alpha)
+    from scipy import special
+
+    x = np.asarray(scores, np.float64)
+    S, T = x.shape
+    if T < 2:
+        return paired_ttests(x).significance_signs(alpha)
+    mean = x.mean(axis=1)
+    c = x - mean[:, None]
+    sq = np.einsum("st,st->s", c, c)
+    scale = sq[:, None] + sq[None, :]
+    # einsum, not c @ c.T: a multi-threaded BLAS call on a busy 2-core machine costs 100x more than the work
+    ss = scale - 2.0 * np.einsum("st,ut->su", c, c)
+    mean_diff = mean[:, None] - mean[None, :]
+    suspect = ss <= _CANCELLATION * scale
+    np.fill_diagonal(suspect, False)
+    i, j = np.nonzero(np.triu(suspect, 1))
+    if len(i):
+        d = x[i] - x[j]
+        md = d.mean(axis=1)
+        dev = d - md[:, None]
+        exact = (dev * dev).sum(axis=1)
+        identical = ~np.any(d != 0.0, axis=1)
+        md = np.where(identical, 0.0, md)
+        ss[i, j] = ss[j, i] = exact
+        mean_diff[i, j], mean_diff[j, i] = md, -md
+    ss = np.maximum(ss, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.abs(mean_diff) / np.sqrt(ss / (T - 1) / T)
+    t = np.where(mean_diff == 0.0, 0.0, t)
+    # p < alpha  <=>  |t| > t_crit; the p-value itself only where |t| is within 1e-9 of t_crit
+    df = T - 1.0
+    t_crit = -special.stdtrit(df, alpha / 2.0)
+    significant = t > t_crit
+    near = np.abs(t - t_crit) <= 1e-9 * t_crit
+    if near.any():
+        significant[near] = 2.0 * special.stdtr(df, -t[near]) < alpha
+    signs = np.where(significant, np.sign(mean_diff), 0.0).astype(np.int8)
+    np.fill_diagonal(signs, 0)
+    return signs
+
 
 
 # --------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import pytest
 import scipy.stats
 
 from evalkit import stats
+from evalkit.stats import paired_ttests, significant_pairs
 
 TOLERANCE = 1e-12
 
@@ -301,3 +302,35 @@ def test_rms_error_hand_computed():
     assert stats.rms_error([3, 0, 1, 1], [0, 4, 1, 1]) == pytest.approx(2.5, rel=1e-15)
     with pytest.raises(ValueError):
         stats.rms_error([1, 2], [1, 2, 3])
+
+
+def test_significant_pairs_fast_form_equals_ttests():
+    rng = np.random.default_rng(0)
+    x = rng.random((40, 25))
+    x[1] = x[0]  # identical runs
+    x[2] = x[0] + 0.01  # constant difference: t = inf, significant
+    x[3] = x[0].copy()
+    x[3][4] += 1e-13  # nearly identical: cancellation in the Gram form
+    x[5] = x[4] * (1 + 1e-9)
+    x[6, :] = 0.5  # a constant run
+    x[7] = x[8] + rng.normal(0, 1e-3, 25) + 0.0004  # borderline pairs
+    for alpha in (0.05, 0.01, 0.2):
+        np.testing.assert_array_equal(significant_pairs(x, alpha), paired_ttests(x).significance_signs(alpha))
+    for seed in range(20):  # many borderline p-values
+        y = np.random.default_rng(seed).normal(0, 1, (30, 10)) + np.linspace(0, 0.6, 30)[:, None]
+        np.testing.assert_array_equal(significant_pairs(y), paired_ttests(y).significance_signs(0.05))
+
+
+def test_significant_pairs_on_sampled_scores():
+    from evalkit.datasets import load_dataset
+    from evalkit.experiments import voorhees2014 as v
+    from evalkit.inferred import inferred_measures
+    from evalkit.sampling import sample
+
+    synthetic = load_dataset("synthetic", fast=True)
+    gold = v.prepare(synthetic)
+    half = v.split_judged_runs(gold.judged, 11)
+    for name in ("1stratum", "3strata", "pool15"):
+        q = sample(synthetic, name, runs=half, seed=2).qrels
+        for scores in inferred_measures(synthetic, q, ["infAP", "infNDCG@100", "infP@10"]).values():
+            np.testing.assert_array_equal(significant_pairs(scores), paired_ttests(scores).significance_signs(0.05))

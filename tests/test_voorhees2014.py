@@ -13,7 +13,7 @@ from evalkit.inferred import estimated_relevant
 from evalkit.io import Qrels, Run
 from evalkit.report import Claim
 from evalkit.sampling import STRATEGIES, Strategy, Stratum, sample
-from evalkit.stats import CATEGORY_NAMES, significant_pairs
+from evalkit.stats import CATEGORY_NAMES
 from evalkit.experiments import voorhees2014 as v
 
 
@@ -128,34 +128,6 @@ def test_complete_sample_reproduces_the_gold():
     # the significant pairs are the same
     np.testing.assert_array_equal(out["accuracy"], 1.0)
     np.testing.assert_array_equal(out["counts"][:, [2, 3, 4]], 0)
-
-
-def test_significance_signs_match_stats():
-    rng = np.random.default_rng(0)
-    x = rng.random((40, 25))
-    x[1] = x[0]  # identical runs
-    x[2] = x[0] + 0.01  # constant difference: t = inf, significant
-    x[3] = x[0].copy()
-    x[3][4] += 1e-13  # nearly identical: cancellation in the Gram form
-    x[5] = x[4] * (1 + 1e-9)
-    x[6, :] = 0.5  # a constant run
-    x[7] = x[8] + rng.normal(0, 1e-3, 25) + 0.0004  # borderline pairs
-    for alpha in (0.05, 0.01, 0.2):
-        np.testing.assert_array_equal(v.significance_signs(x, alpha), significant_pairs(x, alpha))
-    for seed in range(20):  # many borderline p-values
-        y = np.random.default_rng(seed).normal(0, 1, (30, 10)) + np.linspace(0, 0.6, 30)[:, None]
-        np.testing.assert_array_equal(v.significance_signs(y), significant_pairs(y))
-
-
-def test_significance_signs_on_trial_matrices(synthetic):
-    gold = v.prepare(synthetic)
-    from evalkit.inferred import inferred_measures
-
-    half = v.split_judged_runs(gold.judged, 11)
-    for name in ("1stratum", "3strata", "pool15"):
-        q = sample(synthetic, name, runs=half, seed=2).qrels
-        for scores in inferred_measures(synthetic, q, ["infAP", "infNDCG@100", "infP@10"]).values():
-            np.testing.assert_array_equal(v.significance_signs(scores), significant_pairs(scores))
 
 
 # ---------------------------------------------------------------------------------------------- tables

@@ -632,15 +632,15 @@ def budget_summary(results: ExperimentResults, threshold: int = 100, algorithm: 
     large = pair_judged > median
     everything = np.ones(len(pairs), bool)
     rows = [
-        (f"share of trials with <= {threshold} judgments", float((judged <= threshold).mean()),
+        (f"share of trials with ≤ {threshold} judgments", float((judged <= threshold).mean()),
          PAPER_TEXT["share_sets_le_100_judgments"]),
-        (f"W_bar, trials with <= {threshold} judgments", w_bar(small), PAPER_TEXT["W_bar_sets_le_100_judgments"]),
-        (f"accuracy at confidence >= 0.9, trials with <= {threshold} judgments", accuracy(small & (confidence >= 0.9)),
+        (f"W_bar, trials with ≤ {threshold} judgments", w_bar(small), PAPER_TEXT["W_bar_sets_le_100_judgments"]),
+        (f"accuracy at confidence ≥ 0.9, trials with ≤ {threshold} judgments", accuracy(small & (confidence >= 0.9)),
          PAPER_TEXT["accuracy_conf_ge_0.9_sets_le_100_judgments"]),
-        (f"accuracy at confidence >= 0.9, trials above the median ({median:g}; paper 235)",
+        (f"accuracy at confidence ≥ 0.9, trials above the median ({median:g}; paper 235)",
          accuracy(large & (confidence >= 0.9)), PAPER_TEXT["accuracy_conf_ge_0.9_sets_gt_235_judgments"]),
         ("judgments behind wrong / right predictions, all pairs", ratio(everything), "> 1.5 (around 0.97)"),
-        ("judgments behind wrong / right predictions, confidence >= 0.95", ratio(confidence >= 0.95),
+        ("judgments behind wrong / right predictions, confidence ≥ 0.95", ratio(confidence >= 0.95),
          "> 1.5 (around 0.97)"),
     ]
     return pd.DataFrame(rows, columns=["statistic", f"kit {algorithm.upper()}", "paper (pooled ad hoc)"]).set_index("statistic")
