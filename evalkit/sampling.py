@@ -516,8 +516,15 @@ def _budgeted(collection, strat, runs, seed, base_qrels, method, weights):
     return _result(collection, topic, doc, c, grade, selected, rates, N, J, rate_used, target, strat, method)
 
 
-# Soboroff (2007)'s relevance-based sampling lives in its own module (it needs the pools above); it is part of the
-# sampling API, so it is reachable from here too.
-from .relevance_sampling import RelevanceSample, judged_depth, relevance_sample, sampling_design  # noqa: E402
+# Soboroff (2007)'s relevance-based sampling lives in its own module (it builds on the pools above); it is part of
+# the sampling API, so its names are reachable from here too, loaded on first use (PEP 562) to avoid a cycle.
+_RELEVANCE_SAMPLING = ("RelevanceSample", "judged_depth", "relevance_sample", "sampling_design")
+__all__ += list(_RELEVANCE_SAMPLING)
 
-__all__ += ["RelevanceSample", "judged_depth", "relevance_sample", "sampling_design"]
+
+def __getattr__(name):
+    if name in _RELEVANCE_SAMPLING:
+        from . import relevance_sampling
+
+        return getattr(relevance_sampling, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -181,6 +181,33 @@ def _docnos(topic_of_doc: np.ndarray, number: np.ndarray, topic_width: int, numb
     return raw.view(f"S{raw.shape[1]}").ravel().astype(str).astype(object)
 
 
+def _top_k(values: np.ndarray, k: int) -> np.ndarray:
+    """Column indices of the k largest values of each row, in no particular order.
+
+    ``argpartition`` may pick either of two equal values at the cut, and which one can depend on the CPU's sorting
+    kernels; rows with a tie at the cut (rare with float32 noise) are redone with a stable sort, so the choice is
+    always the smaller column index.
+    """
+    n = values.shape[1]
+    if k >= n:
+        return np.broadcast_to(np.arange(n), values.shape)
+    top = np.argpartition(values, n - k, axis=1)[:, n - k:]
+    cut = np.take_along_axis(values, top, axis=1).min(axis=1)
+    tied = np.flatnonzero((values >= cut[:, None]).sum(axis=1) > k)
+    for row in tied:
+        top[row] = np.sort(np.argsort(-values[row], kind="stable")[:k])
+    return top
+
+
+def _descending(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """Per row, the order that sorts ``values`` descending, equal values by ``index`` ascending (deterministic)."""
+    order = np.argsort(-values, axis=1)
+    ordered = np.take_along_axis(values, order, axis=1)
+    for row in np.flatnonzero((ordered[:, 1:] == ordered[:, :-1]).any(axis=1)):
+        order[row] = np.lexsort((index[row], -values[row]))
+    return order
+
+
 def _manual_groups(rng: np.random.Generator, sizes: np.ndarray, target: float) -> np.ndarray:
     """Which groups submitted manual runs: groups in random order, taken while that brings the number of manual
     runs closer to ``target`` (TREC's manual runs came mostly from whole groups)."""
@@ -299,7 +326,7 @@ def simulate_collection(
         f *= w_group
         f += w_shared * rng.standard_normal(n, dtype=np.float32)[None, :]
         f[:, :r] += group_delta[:, t, None] * gain
-        listed = np.argpartition(-f, first_stage - 1, axis=1)[:, :first_stage] if first_stage < n else np.broadcast_to(np.arange(n), (n_groups, n))
+        listed = _top_k(f, first_stage)
         listed_f = np.take_along_axis(f, listed, axis=1)
         listed_gain = np.zeros(listed.shape, np.float32)
         is_rel = listed < r
@@ -309,9 +336,9 @@ def simulate_collection(
         s *= w_run
         s += listed_f[group]
         s += run_delta[:, t, None] * listed_gain[group]
-        top = np.argpartition(-s, depth - 1, axis=1)[:, :depth] if depth < s.shape[1] else np.broadcast_to(np.arange(s.shape[1]), s.shape)
+        top = _top_k(s, depth)
         vals = np.take_along_axis(s, top, axis=1)
-        order = np.argsort(-vals, axis=1, kind="stable")
+        order = _descending(vals, top)
         top = np.take_along_axis(top, order, axis=1)
         number = rng.permutation(n)  # candidate index -> document number
         cand[:, t] = number[np.take_along_axis(listed[group], top, axis=1)]
