@@ -133,3 +133,10 @@ def test_write_is_atomic(tmp_path, monkeypatch):
         write_qrels(qrels, target)
     assert target.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["q.txt"]  # no temporary left behind
+
+
+def test_tabs_doubled_and_crlf_fall_back_to_whitespace_parsing(tmp_path):
+    text = "401\tQ0\t\tdocB\t1\t2.0\ttagA\r\n401\tQ0\tdocA\t2\t3.0\ttagA\t\r\n"
+    run = read_run(_write(tmp_path, "r", text))
+    assert run.name == "tagA"
+    assert list(run.to_frame().docno) == ["docA", "docB"]
