@@ -361,8 +361,7 @@ class Collection:
         qrels_doc_ids = doc_ids[lengths.sum():]
 
         run_of_row = np.repeat(np.arange(len(runs)), lengths)
-        topic_ids, topic_names = _encode_sorted([r.topic for r in runs])
-        topic_of_row = topic_lookup.get_indexer(topic_names)[topic_ids]
+        topic_of_row = np.concatenate([_small_codes(r.topic, topic_lookup) for r in runs])
         outside = topic_of_row < 0
         lines_without_qrels = np.bincount(run_of_row[outside], minlength=len(runs))
         row_scores = np.concatenate([r.score for r in runs])
@@ -432,6 +431,13 @@ def _to_arrow(column) -> pa.Array:
     if isinstance(column, pa.Array):
         return column
     return pa.array(np.asarray(column, dtype=object), pa.string())
+
+
+def _small_codes(column, lookup: pd.Index) -> np.ndarray:
+    """Positions in ``lookup`` of a column with few distinct values (a run's topics), -1 where absent: encoded
+    one column at a time, so the hash table stays tiny."""
+    encoded = _to_arrow(column).dictionary_encode()
+    return lookup.get_indexer(encoded.dictionary.to_pylist())[encoded.indices.to_numpy()]
 
 
 def _encode_sorted(columns) -> tuple[np.ndarray, np.ndarray]:
