@@ -4,21 +4,27 @@
 numbers the simulator is fitted to; ``fit_params(c)`` returns a parameter dict for
 :func:`evalkit.simulate.simulate_collection`; ``compare(targets, c)`` puts the two side by side.
 
+Like with like: TREC-8's qrels are the depth-100 pool of its judged runs, so the statistics of any collection are
+computed under that pool's judgments (``pooled_qrels``; on TREC-8 a no-op), while the synthetic collection also
+knows its complete judgments (``complete_relevant_mean``, ``pool_found_share``).
+
 Two kinds of parameters:
 
-* read off the data directly: the Gamma distribution of the number of relevant documents per topic (moments),
-  the group-size distribution, the share of manual runs, how many runs a group had pooled, the share of short
-  runs and of their short topics and the quantiles of the short lengths, the quantiles of the per-run tie rate.
-* calibrated by simulation (method of simulated moments): the quality and correlation parameters and the number
-  of non-relevant candidates, which have no closed form. A damped Newton iteration with a finite-difference
-  Jacobian, on common random numbers (the same seeds at every step), matches ten statistics: mean and spread of
-  MAP across runs, the within-group spread of MAP, the manual-minus-automatic MAP gap, the spread of mean AP
-  across topics, the spread of AP across topics within a run, the overlap of top-100 rankings within and between
-  groups, and the number of distinct documents retrieved per topic at depths 100 and 1000.
+* read off the data directly: the group-size distribution, how many runs of a group were pooled, the share of
+  manual runs, the share of short runs and of their short topics and the quantiles of the short lengths, the
+  quantiles of the per-run tie rate (and starting values for the Gamma of ``R`` from its moments).
+* calibrated by simulation (method of simulated moments, :func:`calibrate`): the fifteen parameters in
+  :data:`CALIBRATED`, each paired with the statistic it mainly moves: mean and spread of pooled ``R``; mean MAP,
+  its spread between and within groups, the manual-automatic gap, the spread across topics and within a run;
+  overlap of top-100 rankings between and within groups; the depth-100 pool size; how MAP and agreement with
+  other groups correlate; the shares of pooled relevant documents found by one group only and by more than ten;
+  recall at 1000. Levenberg-Marquardt on common random numbers (the same seeds at every evaluation).
 
-Re-fit from the command line (a few minutes; the data stay where they are, only statistics are written)::
+Re-fit from the command line (the data stay where they are; only statistics are written)::
 
     python -m evalkit.fit_simulator --data /path/to/trec8 --out data/synthetic_trec8_params.json
+
+(about 15 minutes on two cores: each step simulates two default-size collections per parameter).
 
 Judged runs follow :func:`evalkit.datasets.derive_judged_runs` (top 100 fully judged on every topic: 72 of
 TREC-8's 129 runs); every other statistic uses all the runs.
@@ -56,6 +62,7 @@ __all__ = [
 #: group's list is twice the depth), a compromise between the within-group overlap at depth 1000 and the cost.
 CALIBRATED = (
     ("relevant", "scale", "relevant_mean", "log", 1.0),
+    ("relevant", "shape", "relevant_sd", "log", 0.5),
     ("quality", "mean", "map_mean", "identity", 1.0),
     ("quality", "sd_group", "map_sd_between_groups", "log", 1.0),
     ("quality", "sd_run", "map_sd_within_group", "log", 0.5),
@@ -63,7 +70,7 @@ CALIBRATED = (
     ("quality", "sd_topic", "topic_map_sd", "log", 0.5),
     ("quality", "sd_run_topic", "run_ap_sd", "log", 0.5),
     ("retrieval", "shared", "overlap100_between_groups", "logit", 1.0),
-    ("retrieval", "shared_spread", "overlap1000_between_run_sd", "log", 0.5),
+    ("retrieval", "shared_spread", "pool100_judged_per_topic", "log", 1.0),
     ("retrieval", "shared_quality", "overlap_map_correlation", "atanh", 0.5),
     ("retrieval", "visibility_spread", "relevant_found_by_many_share", "logit", 0.5),
     ("retrieval", "manual_shared", "unique_relevant_share", "logit", 0.5),
@@ -381,7 +388,7 @@ def calibrate(
             J, since_fresh = jacobian(y, r), 0
         accepted = False
         for _ in range(4):
-            y_new = y + lm_step(J, r, mu)
+            y_new = _values(_with(params, y + lm_step(J, r, mu)))  # projected onto the bounds
             r_new, f_new = residual(y_new)
             if r_new @ r_new < r @ r:
                 accepted = True
@@ -413,21 +420,28 @@ def fit_params(
     ``start``: initial values of the calibrated parameters (default: the committed parameters). The result holds
     the targets (the collection's statistics) and the fit log, ready to save as JSON.
     """
-    from .simulate import load_params
+    from .simulate import PARAMETER_DOC, PARAMETER_NAMES, load_params
 
     judged = derive_judged_runs(collection)
     targets = collection_statistics(collection, judged)
     params = load_params(start) if start is not None else load_params()
+    start_values = {(g, n): params[g][n] for g, n, *_ in CALIBRATED}
     params.update(direct_params(collection, judged))
+    for (g, n), value in start_values.items():  # the calibrated ones start from ``start``
+        params[g][n] = value
     params, log = calibrate(params, targets, collection.n_topics, collection.n_runs, collection.depth,
                             seeds=seeds, iterations=iterations, verbose=verbose)
-    params["source"] = (
-        f"fitted to {collection.name} ({collection.n_runs} runs, {collection.n_topics} topics, depth "
-        f"{collection.depth}) by evalkit.fit_simulator.fit_params; summary statistics only"
-    )
-    params["targets"] = targets
-    params["fit"] = {"seeds": list(seeds), "final_loss": float(log["loss"].iloc[-1]), "iterations": int(len(log) - 1)}
-    return params
+    return {
+        "source": (
+            f"fitted to {collection.name} ({collection.n_runs} runs, {collection.n_topics} topics, depth "
+            f"{collection.depth}) by evalkit.fit_simulator.fit_params; summary statistics only"
+        ),
+        **{key: params[key] for key in PARAMETER_NAMES},
+        "about": PARAMETER_DOC,
+        "fit": {"seeds": list(seeds), "final_loss": float(log["loss"].iloc[-1]), "iterations": int(len(log) - 1),
+                "fitted": [f"{g}.{n} <- {stat}" for g, n, stat, *_ in CALIBRATED]},
+        "targets": targets,
+    }
 
 
 def compare(targets: dict, collection: Collection, keys=None) -> pd.DataFrame:
@@ -440,16 +454,23 @@ def compare(targets: dict, collection: Collection, keys=None) -> pd.DataFrame:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=os.environ.get("EVALKIT_DATA", ""), help="TREC-8 directory")
+    from .datasets import data_root
+
+    root = data_root()
+    default = root / "trec8" if root is not None and (root / "trec8").is_dir() else None
+    parser = argparse.ArgumentParser(description="Re-fit the simulator's parameters to a TREC collection.")
+    parser.add_argument("--data", default=default, help="collection directory (default: $EVALKIT_DATA/trec8)")
     parser.add_argument("--out", default=None, help="where to write the parameters (JSON); default: print")
+    parser.add_argument("--start", default=None, help="params JSON to start the calibration from (default: committed)")
     parser.add_argument("--iterations", type=int, default=12)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
     args = parser.parse_args(argv)
     if not args.data:
-        parser.error("--data (or EVALKIT_DATA) must point at the TREC-8 directory")
+        parser.error("--data must point at the TREC-8 directory (or set EVALKIT_DATA to the folder holding trec8)")
     started = time.time()
-    params = fit_params(load_directory(args.data, name="trec8"), iterations=args.iterations)
-    text = json.dumps(params, indent=2) + "\n"
+    params = fit_params(load_directory(args.data, name="trec8"), start=args.start, iterations=args.iterations,
+                        seeds=tuple(args.seeds))
+    text = json.dumps(params, indent=1) + "\n"
     if args.out:
         Path(args.out).write_text(text)
         print(f"wrote {args.out} in {time.time() - started:.0f} s")

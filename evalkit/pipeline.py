@@ -38,15 +38,24 @@ def notebook_paths(only=None) -> list[Path]:
     return paths
 
 
+CELL_TIMEOUT_SECONDS = {True: 300, False: 3600}  # per cell, fast mode / full runs
+
+
 def run_notebook(source: Path, target: Path, dataset: str = "synthetic", fast: bool = False,
-                 kernel: str | None = None, extra_parameters: dict | None = None) -> Path:
-    """Execute one notebook with papermill (parameters ``dataset`` and ``fast`` and any extra)."""
+                 kernel: str | None = None, extra_parameters: dict | None = None,
+                 cell_timeout: int | None = None) -> Path:
+    """Execute one notebook with papermill (parameters ``dataset`` and ``fast`` and any extra).
+
+    Every cell has a time limit (:data:`CELL_TIMEOUT_SECONDS`, or ``cell_timeout``), so a kernel that stops
+    answering fails the run with a timeout instead of stalling a batch for ever.
+    """
     import papermill
 
     parameters = {"dataset": dataset, "fast": fast, **(extra_parameters or {})}
     papermill.execute_notebook(
         str(source), str(target), parameters=parameters, kernel_name=kernel or _default_kernel(),
         cwd=str(source.parent), progress_bar=False, log_output=False,
+        execution_timeout=cell_timeout or CELL_TIMEOUT_SECONDS[bool(fast)],
     )
     return target
 

@@ -69,7 +69,7 @@ from scipy import special
 
 from .collection import Collection, JudgedSet
 
-__all__ = ["simulate_collection", "load_params", "DEFAULT_PARAMS_PATH", "PARAMETER_NAMES"]
+__all__ = ["simulate_collection", "load_params", "DEFAULT_PARAMS_PATH", "PARAMETER_NAMES", "PARAMETER_DOC"]
 
 DEFAULT_PARAMS_PATH = Path(__file__).resolve().parent.parent / "data" / "synthetic_trec8_params.json"
 
@@ -87,7 +87,31 @@ PARAMETER_NAMES: dict[str, tuple[str, ...]] = {
     "graded": ("high_share", "high_boost"),
 }
 
+#: What each parameter means (written into the params file as "about").
+PARAMETER_DOC: dict[str, str] = {
+    "relevant.shape, relevant.scale": "R_t ~ Gamma(shape, scale): relevant documents per topic (all of them, found or not)",
+    "relevant.min": "the least number of relevant documents a topic has",
+    "candidates.n_nonrelevant": "non-relevant candidate documents per topic (the part of the corpus systems can rank)",
+    "quality.mean": "mean separation delta of relevant from non-relevant scores (in noise standard deviations)",
+    "quality.sd_group, sd_run": "spread of delta between groups, and of runs around their group",
+    "quality.manual_bonus": "added to delta for manual runs",
+    "quality.sd_topic, sd_run_topic": "topic difficulty, and the run-by-topic interaction",
+    "retrieval.shared, manual_shared": "typical conformity c_g of automatic / manual groups: weight of the shared view",
+    "retrieval.shared_spread": "spread of logit c_g across groups (some groups see the collection their own way)",
+    "retrieval.shared_quality": "correlation of logit c_g with group quality (good systems agree)",
+    "retrieval.visibility_spread": "w in a_d = (1 - w) + w eta^2: how unequal relevant documents are in visibility",
+    "retrieval.run_noise": "noise of a run's re-ranking of its group's list (runs of a group differ by this)",
+    "retrieval.first_stage": "each group's list holds first_stage * depth candidates (fixed, not fitted)",
+    "groups.size_pmf": "P(group has 1, 2, ... runs)",
+    "groups.judged_per_group": "runs of each group, by pool priority, that are judged (pooled)",
+    "runs.manual_share": "share of runs that are manual (whole groups)",
+    "short_runs": "share of runs shorter than depth on some topics, share of their topics, quantiles of length/depth",
+    "ties": "quantiles of the per-run share of adjacent equal scores",
+    "graded": "graded=True: share of relevant documents that are highly relevant (grade 2), and their extra visibility",
+}
+
 _SCORE_DECIMALS = 6
+_DESCRIPTIVE = ("source", "about", "fit", "targets")
 
 
 # ------------------------------------------------------------------------------------------------ parameters
@@ -114,7 +138,7 @@ def load_params(params: None | str | os.PathLike | Mapping[str, Any] = None) -> 
     merged = copy.deepcopy(base)
     for group, values in params.items():
         if group not in PARAMETER_NAMES:
-            if group in ("source", "targets", "fit"):  # descriptive keys of a full params file
+            if group in _DESCRIPTIVE:  # descriptive keys of a full params file
                 merged[group] = copy.deepcopy(values)
                 continue
             raise KeyError(f"unknown simulator parameter group {group!r}; known: {sorted(PARAMETER_NAMES)}")

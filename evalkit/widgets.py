@@ -9,12 +9,25 @@ from __future__ import annotations
 __all__ = ["pool_depth_explorer", "interactive_figure"]
 
 
+SETTLE_SECONDS = 0.5
+
+
 def interactive_figure(draw, **controls):
-    """``ipywidgets.interactive_output`` around ``draw(**values)``, the controls stacked above the figure."""
+    """``ipywidgets.interactive_output`` around ``draw(**values)``, the controls stacked above the figure.
+
+    Returns after a short pause (:data:`SETTLE_SECONDS`): building an interactive figure sends a burst of widget
+    messages (comm open and update, the Output widget's capture); when the cell's execute_reply follows them at
+    once, the notebook runner papermill uses (nbclient + jupyter_client, nbclient issue #312) intermittently misses
+    the reply and a batch run hangs. Letting the burst settle avoids it; interactively it costs half a second.
+    """
+    import time
+
     import ipywidgets as widgets
 
     output = widgets.interactive_output(draw, controls)
-    return widgets.VBox([widgets.HBox(list(controls.values())), output])
+    box = widgets.VBox([widgets.HBox(list(controls.values())), output])
+    time.sleep(SETTLE_SECONDS)
+    return box
 
 
 def pool_depth_explorer(collection, measure: str = "AP", max_depth: int = 100, initial: int = 10):

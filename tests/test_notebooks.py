@@ -17,7 +17,12 @@ def test_there_are_notebooks():
 @pytest.mark.notebooks
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_in_fast_mode(notebook, tmp_path):
-    target = run_notebook(notebook, tmp_path / notebook.name, dataset="synthetic", fast=True)
+    try:
+        target = run_notebook(notebook, tmp_path / notebook.name, dataset="synthetic", fast=True)
+    except Exception as exc:  # a cell timeout only: nbclient can miss a reply after widget traffic (issue #312)
+        if "Timeout" not in type(exc).__name__ and "timed out" not in str(exc).lower():
+            raise
+        target = run_notebook(notebook, tmp_path / notebook.name, dataset="synthetic", fast=True)
     claims = read_claims(target)
     assert len(claims) > 0, "the notebook recorded no paper-versus-kit claims"
     assert (claims.kit_value.str.len() > 0).all()

@@ -148,8 +148,8 @@ def test_ks_test_normal_matches_scipy():
 
 
 def test_ci_validation_shapes_and_tables(gold):
-    v = y.ci_validation(gold, [0.2, 1.0], trials=4, seed=3, forms=["unbiased, independent", "paper plug-in, "
-                                                                    "independent"], progress=False,
+    forms = ["unbiased, independent", "paper plug-in, independent"]
+    v = y.ci_validation(gold, [0.2, 1.0], trials=4, seed=3, forms=forms, progress=False,
                         scheduler="serial")
     S = len(gold.map)
     assert v.mean.shape == (4, 2, S) and v.sd.shape == (4, 2, 2, S) and v.z.shape == (4, 2, 2, S)
@@ -171,7 +171,7 @@ def test_ci_validation_shapes_and_tables(gold):
 
 
 def test_ci_validation_same_on_every_executor(gold):
-    kw = dict(p_values=[0.2], trials=2, seed=11, forms=[y.DEFAULT_FORM], progress=False)
+    kw = {"p_values": [0.2], "trials": 2, "seed": 11, "forms": [y.DEFAULT_FORM], "progress": False}
     a = y.ci_validation(gold, scheduler="serial", **kw)
     b = y.ci_validation(gold, scheduler="local", n_jobs=2, **kw)
     np.testing.assert_array_equal(a.mean, b.mean)
@@ -193,8 +193,16 @@ def test_figure2(collection, gold):
     assert summary.loc[0, "share"] > summary.loc[1, "share"]
 
 
+def test_smoothing_study(gold):
+    frame = y.smoothing_study(gold, [1, 100], trials=2, seed=1)
+    assert len(frame) == 2 * len(y.SMOOTHINGS)
+    full = frame[frame.k == 100]
+    assert (full["RMS"] < 1e-4).all()  # the whole pool judged: every smoothing gives AP (up to the constants)
+    assert set(frame.smoothing) == set(y.SMOOTHINGS)
+
+
 def test_figure3_deterministic_and_shaped(collection, gold):
-    kw = dict(depths=(1, 5), trials=2, seed=5, progress=False)
+    kw = {"depths": (1, 5), "trials": 2, "seed": 5, "progress": False}
     a = y.figure3(gold, scheduler="serial", **kw)
     b = y.figure3(gold, scheduler="local", n_jobs=2, **kw)
     np.testing.assert_array_equal(a.means, b.means)
