@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 from pathlib import Path
 
@@ -49,6 +48,8 @@ __all__ = [
     "collection_statistics",
     "average_precision",
     "overlap_at",
+    "pooled_qrels",
+    "groups_finding_relevant",
     "direct_params",
     "calibrate",
     "fit_params",

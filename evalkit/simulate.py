@@ -271,7 +271,7 @@ def simulate_collection(
     ``n_topics`` x ``n_runs`` rankings of ``depth`` documents; ``seed`` (int, SeedSequence or Generator) fixes
     every number; ``params`` = None (fitted to TREC-8), a JSON path, or a (partial) dict of parameter groups;
     ``graded=True`` gives grades 0/1/2 (a share ``graded.high_share`` of the relevant documents is highly relevant
-    and ``1 + graded.high_boost`` times as easy to find). The default size takes about 3 seconds.
+    and ``1 + graded.high_boost`` times as visible). The default size takes about 2-3 seconds on two cores.
     """
     if n_topics < 1 or n_runs < 1 or depth < 1:
         raise ValueError("n_topics, n_runs and depth must be positive")

@@ -140,3 +140,21 @@ def test_tabs_doubled_and_crlf_fall_back_to_whitespace_parsing(tmp_path):
     run = read_run(_write(tmp_path, "r", text))
     assert run.name == "tagA"
     assert list(run.to_frame().docno) == ["docA", "docB"]
+
+
+def test_fast_parser_scores_equal_strtod_on_trec8():
+    """The pyarrow fast path must parse scores exactly as strtod (Python's float) does: TREC-8 runs carry scores
+    with 30+ digits (e.g. Dm8Nbn), where an inexact parser would reorder near-ties."""
+    from pathlib import Path
+
+    from conftest import TREC8
+    from evalkit.io import _parse_run_exact, _read_bytes, parse_run
+
+    if not TREC8.is_dir():
+        pytest.skip("TREC-8 data not found")
+    for name in ("input.Dm8Nbn.gz", "input.uwmt8a0.gz", "input.1.gz", "input.CL99SD.gz"):
+        path = Path(TREC8) / "runs" / name
+        fast = parse_run(path)
+        exact = _parse_run_exact(path, _read_bytes(path))
+        np.testing.assert_array_equal(fast.score, exact["score"].to_numpy())
+        assert list(fast.docno.to_pylist()) == list(exact["docno"])
