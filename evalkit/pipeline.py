@@ -51,12 +51,22 @@ def run_notebook(source: Path, target: Path, dataset: str = "synthetic", fast: b
     """
     import papermill
 
+    from .widgets import BATCH_ENV
+
     parameters = {"dataset": dataset, "fast": fast, **(extra_parameters or {})}
-    papermill.execute_notebook(
-        str(source), str(target), parameters=parameters, kernel_name=kernel or _default_kernel(),
-        cwd=str(source.parent), progress_bar=False, log_output=False,
-        execution_timeout=cell_timeout or CELL_TIMEOUT_SECONDS[bool(fast)],
-    )
+    previous = os.environ.get(BATCH_ENV)
+    os.environ[BATCH_ENV] = "1"  # the kernel inherits it: widgets draw statically (evalkit.widgets.batch_mode)
+    try:
+        papermill.execute_notebook(
+            str(source), str(target), parameters=parameters, kernel_name=kernel or _default_kernel(),
+            cwd=str(source.parent), progress_bar=False, log_output=False,
+            execution_timeout=cell_timeout or CELL_TIMEOUT_SECONDS[bool(fast)],
+        )
+    finally:
+        if previous is None:
+            os.environ.pop(BATCH_ENV, None)
+        else:
+            os.environ[BATCH_ENV] = previous
     return target
 
 

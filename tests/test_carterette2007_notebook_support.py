@@ -93,7 +93,13 @@ def test_figure_and_explorer(results):
     ax = exp.plot_figure2(res, min_pairs=1)
     assert ax.get_xlim() == (0.5, 1.0)
     box = exp.explorer(data, n_trials=1, k=4, max_judgments=20)
-    assert len(box.children) == 2 and len(box.children[0].children) == 6
+    assert len(box.children) == 3 and len(box.children[0].children) + len(box.children[1].children) == 6
+    output = box.children[2]
+    assert len(output.outputs) == 1 and "image/png" in output.outputs[0]["data"]
+    box.children[0].children[0].value = 5  # moving a slider redraws
+    assert len(output.outputs) == 1
+    fig = exp.explorer_figure(data, n_trials=1, k=4, c=7, max_judgments=20)  # c clipped to k - 1
+    assert "c = 3" in fig.axes[0].get_title()
 
 
 def test_carterette_trial_ip_delta_matches_judged_map(results):

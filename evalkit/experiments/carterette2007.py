@@ -78,6 +78,7 @@ __all__ = [
     "overlap_accuracy",
     "grouped_comparison",
     "plot_figure2",
+    "explorer_figure",
     "explorer",
 ]
 
@@ -713,55 +714,73 @@ def plot_figure2(results: ExperimentResults, ax=None, edges=None, min_pairs: int
     return ax
 
 
+def explorer_figure(data: TrialData, n_trials: int = 4, seed: int = 2007, k: int = 10, c: int = 2,
+                    alpha: float = 0.95, prior=RTC_SMOOTHED["prior"], max_judgments: int | None = None,
+                    scheduler: str | None = "serial", n_jobs: int | None = None):
+    """Run ``n_trials`` trials with these settings and draw confidence against accuracy in the paper's bins
+    (left, point size = pairs) and the judgments MTC and RTC needed in each trial (right). Returns the Figure
+    (not shown). ``c`` is clipped to [2, k - 1]."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    k = int(min(k, data.docs.shape[0]))
+    c = int(max(2, min(c, k - 1)))
+    prior = (float(prior[0]), float(prior[1]))
+    results = run_experiment(data, n_trials, seed, scheduler=scheduler, n_jobs=n_jobs, progress=False, k=k, c=c,
+                             alpha=alpha, model=ExpertAggregation(prior=prior), max_judgments=max_judgments)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.3))
+    rows = []
+    for name in ("mtc", "rtc"):
+        _, accuracy, counts, mean_confidence, w_bar = _binned(results.pairs[f"p_{name}"], results.pairs["true_delta"])
+        for acc, count, conf in zip(accuracy, counts, mean_confidence):
+            if count:
+                rows.append({"algorithm": f"{name.upper()} (W̄ = {w_bar:.2f})", "confidence": conf, "accuracy": acc,
+                             "pairs": count})
+    axes[0].plot([0.5, 1.0], [0.5, 1.0], color="0.2", lw=1.0)
+    if rows:
+        sns.scatterplot(data=pd.DataFrame(rows), x="confidence", y="accuracy", hue="algorithm", size="pairs",
+                        sizes=(20, 200), ax=axes[0])
+        axes[0].legend(fontsize=8, loc="lower right")
+    axes[0].set_xlim(0.48, 1.01)
+    axes[0].set_ylim(-0.02, 1.02)
+    axes[0].set_title(f"k = {k}, c = {c}, α = {alpha:.2f}, Beta({prior[0]:g}, {prior[1]:g}): {n_trials} trials",
+                      fontsize=10)
+    judged = results.trials.melt(id_vars="trial", value_vars=["judged_mtc", "judged_rtc"], var_name="algorithm",
+                                 value_name="judgments")
+    judged["algorithm"] = judged["algorithm"].str.removeprefix("judged_").str.upper()
+    sns.barplot(data=judged, x="trial", y="judgments", hue="algorithm", ax=axes[1])
+    taus = results.trials[["tau_mtc", "tau_rtc", "tau_ip"]].mean()
+    axes[1].set_title(f"judgments to α on the first pair; mean τ MTC {taus['tau_mtc']:.2f}, "
+                      f"RTC {taus['tau_rtc']:.2f}, IP {taus['tau_ip']:.2f}", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
 def explorer(data: TrialData | Collection, n_trials: int = 4, seed: int = 2007, k: int = 10, c: int = 2,
              alpha: float = 0.95, prior=RTC_SMOOTHED["prior"], max_judgments: int | None = None,
              scheduler: str | None = "serial", n_jobs: int | None = None):
     """Widget: sliders for k, c, alpha, the aggregation prior Beta(a, b) and the number of trials; each change
-    reruns that many trials of :func:`carterette_trial` and draws confidence against accuracy in the paper's
-    bins (left) and the judgments MTC and RTC needed in each trial (right)."""
+    reruns that many trials and redraws :func:`explorer_figure`.
+
+    The figure is placed in an ``ipywidgets.Output`` as a PNG through ``Output.append_display_data`` rather than
+    by capturing output (``with out:``, what ``interactive_output`` does): executed in batch by papermill/nbclient,
+    captured output makes the client echo every output back to the kernel over the shell channel, which hung
+    the widget cell intermittently (cf. jupyter/nbconvert#1921, jupyter/nbclient#312); and, as
+    :func:`evalkit.widgets.interactive_figure` does, it pauses briefly before returning."""
+    import io
+    import time
+
     import ipywidgets as widgets
     import matplotlib.pyplot as plt
-    import seaborn as sns
+    from IPython.display import Image
 
-    from ..widgets import interactive_figure
+    from ..widgets import SETTLE_SECONDS, batch_mode
 
     if isinstance(data, Collection):
         data = TrialData.from_collection(data)
+    if batch_mode():  # papermill: the initial figure, no live widget (see evalkit.widgets.interactive_figure)
+        return explorer_figure(data, n_trials, seed, k, c, alpha, prior, max_judgments, scheduler, n_jobs)
     n_runs = data.docs.shape[0]
-
-    def draw(k, c, alpha, prior_a, prior_b, trials):
-        k = min(k, n_runs)
-        c = max(2, min(c, k - 1)) if k > 2 else 2
-        results = run_experiment(data, trials, seed, scheduler=scheduler, n_jobs=n_jobs, progress=False, k=k, c=c,
-                                 alpha=alpha, model=ExpertAggregation(prior=(prior_a, prior_b)),
-                                 max_judgments=max_judgments)
-        fig, axes = plt.subplots(1, 2, figsize=(11, 4.3))
-        rows = []
-        for name in ("mtc", "rtc"):
-            _, accuracy, counts, mean_confidence, w_bar = _binned(results.pairs[f"p_{name}"], results.pairs["true_delta"])
-            for label, acc, count, conf in zip(BIN_LABELS, accuracy, counts, mean_confidence):
-                if count:
-                    rows.append({"algorithm": f"{name.upper()} (W̄ = {w_bar:.2f})", "confidence": conf,
-                                 "accuracy": acc, "pairs": count})
-        axes[0].plot([0.5, 1.0], [0.5, 1.0], color="0.2", lw=1.0)
-        if rows:
-            sns.scatterplot(data=pd.DataFrame(rows), x="confidence", y="accuracy", hue="algorithm", size="pairs",
-                            sizes=(20, 200), ax=axes[0])
-        axes[0].set_xlim(0.48, 1.01)
-        axes[0].set_ylim(-0.02, 1.02)
-        axes[0].legend(fontsize=8, loc="lower right")
-        axes[0].set_title(f"k = {k}, c = {c}, α = {alpha:.2f}, Beta({prior_a:g}, {prior_b:g}): {trials} trials",
-                          fontsize=10)
-        judged = results.trials.melt(id_vars="trial", value_vars=["judged_mtc", "judged_rtc"], var_name="algorithm",
-                                     value_name="judgments")
-        judged["algorithm"] = judged["algorithm"].str.removeprefix("judged_").str.upper()
-        sns.barplot(data=judged, x="trial", y="judgments", hue="algorithm", ax=axes[1])
-        taus = results.trials[["tau_mtc", "tau_rtc", "tau_ip"]].mean()
-        axes[1].set_title(f"judgments to α on the first pair; mean τ MTC {taus['tau_mtc']:.2f}, "
-                          f"RTC {taus['tau_rtc']:.2f}, IP {taus['tau_ip']:.2f}", fontsize=10)
-        fig.tight_layout()
-        plt.show()
-
     style = {"continuous_update": False}
     controls = {
         "k": widgets.IntSlider(value=min(k, n_runs), min=3, max=min(20, n_runs), description="k runs", **style),
@@ -773,4 +792,23 @@ def explorer(data: TrialData | Collection, n_trials: int = 4, seed: int = 2007, 
                                           **style),
         "trials": widgets.IntSlider(value=n_trials, min=1, max=12, description="trials", **style),
     }
-    return interactive_figure(draw, **controls)
+    out = widgets.Output()
+
+    def refresh(_change=None):
+        v = {name: control.value for name, control in controls.items()}
+        fig = explorer_figure(data, v["trials"], seed, v["k"], v["c"], v["alpha"], (v["prior_a"], v["prior_b"]),
+                              max_judgments, scheduler, n_jobs)
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=80)
+        plt.close(fig)
+        out.outputs = ()
+        out.append_display_data(Image(data=buffer.getvalue(), format="png"))
+
+    for control in controls.values():
+        control.observe(refresh, names="value")
+    refresh()
+    names = list(controls)
+    box = widgets.VBox([widgets.HBox([controls[n] for n in names[:3]]), widgets.HBox([controls[n] for n in names[3:]]),
+                        out])
+    time.sleep(SETTLE_SECONDS)  # let the burst of widget messages settle before the cell's reply (see evalkit.widgets)
+    return box

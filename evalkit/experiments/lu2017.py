@@ -593,7 +593,7 @@ def claims(dataset: str, *, gamma_by_depth=None, gamma_per_topic=None, rmse_vs_t
                       f"LB {_pick(t2, d, 'LB'):.4f} ({_pick(t2, d, 'LB', None, 'acc'):.0f}%), "
                       f"Lin {_pick(t2, d, 'Lin', 0.0):.4f}, RM {_pick(t2, d, 'RM'):.4f}" for d in depths), dataset,
             _verdict(len(beats), len(depths)),
-            f"RMSE (Acc%); Lb also has the highest Acc% " + (f"at d'={', '.join(map(str, beats_acc))}" if beats_acc
+            "RMSE (Acc%); Lb also has the highest Acc% " + (f"at d'={', '.join(map(str, beats_acc))}" if beats_acc
                                                             else "at no depth") + " (the paper "
             f"says 'RMSE and Acc%', but its own Acc% favours LB at d'=10 on TREC9/10 and Rob04); {other}"))
         out.append(Claim(
@@ -875,9 +875,7 @@ def explorer(data, fit_depth: int = 10, theta: float = DEFAULT_THETA, estimator:
         "run": widgets.Dropdown(options=list(c.run_names[scored]), value=run, description="run"),
         "topic": widgets.Dropdown(options=list(c.topics), value=topic, description="topic"),
     }
-    box = interactive_figure(
+    return interactive_figure(
         lambda **v: draw_explorer(data, v["fit_depth"], v["theta"], v["p"], v["estimator"], v["run"], v["topic"],
-                                  cache), **controls)
-    rows = [widgets.HBox([controls["fit_depth"], controls["theta"], controls["p"]]),
-            widgets.HBox([controls["estimator"], controls["run"], controls["topic"]])]
-    return widgets.VBox(rows + [box.children[1]])
+                                  cache),
+        rows=[["fit_depth", "theta", "p"], ["estimator", "run", "topic"]], **controls)

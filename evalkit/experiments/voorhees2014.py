@@ -637,10 +637,9 @@ def strategy_explorer(data: Collection | Gold, trial: int = 0, seed: int = DEFAU
     from functools import partial
 
     draw = partial(_explorer_draw, gold, trial, seed, ref)
-    box = interactive_figure(draw, **controls)
     # one row of sliders per stratum reads better than one long row
-    rows = [widgets.HBox([controls[f"d{i}"], controls[f"r{i}"]]) for i in range(1, len(initial) + 1)]
-    return widgets.VBox(rows + [box.children[1]])
+    rows = [[f"d{i}", f"r{i}"] for i in range(1, len(initial) + 1)]
+    return interactive_figure(draw, rows=rows, **controls)
 
 
 # ---------------------------------------------------------------------------------------- paper vs kit
