@@ -77,39 +77,30 @@ def trec_eval_order(group: np.ndarray, scores: np.ndarray, docno_ranks: np.ndarr
     scores, a sort of just the tied rows by docno descending.
     """
     n = len(group)
-    order = np.arange(n)
-    scores = np.asarray(scores).astype(np.float32)
-
-    def apply(permutation):
-        nonlocal order, group, scores, docno_ranks
-        order, group, scores, docno_ranks = (order[permutation], group[permutation], scores[permutation],
-                                             docno_ranks[permutation])
-
-    changed = False
+    scores = np.asarray(scores).astype(np.float32)  # a copy: safe to reorder in place below
+    docno_ranks = np.array(docno_ranks, copy=True)
+    order = None
     if n > 1 and (group[1:] < group[:-1]).any():
-        apply(np.argsort(group, kind="stable"))
-        changed = True
+        order = np.argsort(group, kind="stable")
+        group, scores, docno_ranks = group[order], scores[order], docno_ranks[order]
     same = group[1:] == group[:-1]
     inverted = same & (scores[1:] > scores[:-1])
-    if inverted.any():
+    if inverted.any():  # few blocks: sort them whole, moving only their rows
         rows = np.flatnonzero(np.isin(group, np.unique(group[1:][inverted])))
-        permutation = np.arange(n)
-        permutation[rows] = rows[np.lexsort((-docno_ranks[rows], -scores[rows], group[rows]))]
-        apply(permutation)
-        changed = True
-        same = group[1:] == group[:-1]
+        moved = rows[np.lexsort((-docno_ranks[rows], -scores[rows], group[rows]))]
+        order = np.arange(n) if order is None else order
+        order[rows], scores[rows], docno_ranks[rows] = order[moved], scores[moved], docno_ranks[moved]
     tied = same & (scores[1:] == scores[:-1])
-    if (tied & (docno_ranks[1:] >= docno_ranks[:-1])).any():
+    if (tied & (docno_ranks[1:] >= docno_ranks[:-1])).any():  # runs of tied scores: docno descending
         in_tie = np.zeros(n, bool)
         in_tie[1:] |= tied
         in_tie[:-1] |= tied
         rows = np.flatnonzero(in_tie)
         segment = np.cumsum(~np.concatenate([[False], tied])[rows])  # consecutive tied rows share a segment
-        permutation = np.arange(n)
-        permutation[rows] = rows[np.lexsort((-docno_ranks[rows], segment))]
-        apply(permutation)
-        changed = True
-    return order if changed else None
+        moved = rows[np.lexsort((-docno_ranks[rows], segment))]
+        order = np.arange(n) if order is None else order
+        order[rows] = order[moved]
+    return order
 
 
 @dataclass(frozen=True)

@@ -158,3 +158,19 @@ def test_fast_parser_scores_equal_strtod_on_trec8():
         exact = _parse_run_exact(path, _read_bytes(path))
         np.testing.assert_array_equal(fast.score, exact["score"].to_numpy())
         assert list(fast.docno.to_pylist()) == list(exact["docno"])
+
+
+def test_trec_eval_order_equals_a_full_sort():
+    """The incremental ordering (stable block sort, whole-block re-sort, tie runs) equals one lexsort on
+    (block, -float32 score, -docno) for interleaved blocks, inversions and ties."""
+    from evalkit.io import trec_eval_order
+
+    rng = np.random.default_rng(0)
+    for trial in range(300):
+        n = int(rng.integers(1, 80))
+        group = np.sort(rng.integers(0, 5, n)) if trial % 2 else rng.integers(0, 5, n)
+        scores = rng.integers(0, 6, n).astype(float) + (rng.random(n) * 1e-9 if trial % 3 == 0 else 0)
+        docno = rng.permutation(n)
+        expected = np.lexsort((-docno, -scores.astype(np.float32), group))
+        got = trec_eval_order(group, scores, docno)
+        np.testing.assert_array_equal(np.arange(n) if got is None else got, expected)
