@@ -216,6 +216,11 @@ class Collection:
         return qrels.lookup(np.broadcast_to(topic_index, docs.shape), docs)
 
     @cached_property
+    def vocabulary_index(self) -> pd.Index:
+        """A hash index over the vocabulary (docno -> id), built once: aligning each sampled qrels reuses it."""
+        return pd.Index(self.vocabulary)
+
+    @cached_property
     def default_grades(self) -> np.ndarray:
         """:meth:`grades` under the collection's own qrels, computed once."""
         return self.grades()
@@ -294,10 +299,9 @@ class Collection:
         judged documents no run retrieved must already be in the vocabulary (they are when the collection was
         built with these qrels), else a ValueError names them.
         """
-        topic_lookup = pd.Index(self.topics)
-        t = topic_lookup.get_indexer(qrels.topic)
+        t = pd.Index(self.topics).get_indexer(qrels.topic)
         keep = t >= 0
-        d = pd.Index(self.vocabulary).get_indexer(qrels.docno[keep])
+        d = self.vocabulary_index.get_indexer(qrels.docno[keep])
         if (d < 0).any():
             missing = qrels.docno[keep][d < 0][:5]
             raise ValueError(

@@ -28,7 +28,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from .collection import ABSENT, Collection, JudgedSet
+from .collection import ABSENT, UNSAMPLED, Collection, JudgedSet
 from .io import Run, parse_run, read_qrels
 
 __all__ = [
@@ -84,7 +84,7 @@ def read_runs(paths: Iterable[os.PathLike | str], n_threads: int | None = None) 
 def derive_judged_runs(collection: Collection, depth: int = JUDGED_DEPTH) -> np.ndarray:
     """(S,) bool: runs whose top ``depth`` documents are all in the qrels for every topic (see module docstring)."""
     grades = collection.default_grades[:, :, :depth]
-    judged_or_absent = (grades >= 0) | (grades == ABSENT) | (grades == -1)
+    judged_or_absent = (grades >= 0) | (grades == ABSENT) | (grades == UNSAMPLED)
     return judged_or_absent.all(axis=(1, 2))
 
 
