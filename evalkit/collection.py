@@ -8,6 +8,8 @@
                              grade, stratum) sorted by (topic, doc).
 ``runs_info``                DataFrame indexed by run name: ``group``, ``type``, ``judged`` (whether the run
                              contributed to the pools; see :mod:`evalkit.datasets` for the rule).
+``metadata``                 a JSON-serializable dict about the collection as a whole (e.g. its pools: judged
+                             depth and which rule decided the judged runs); persisted by the dataset cache.
 
 Grades looked up for a ranking use three negative codes besides the judged grades (>= 0):
 ``UNSAMPLED`` (-1, in the qrels with a negative grade: pooled but not judged/sampled), ``UNJUDGED`` (-2, not in
@@ -160,6 +162,7 @@ class Collection:
     scores: np.ndarray  # (S, T, D) float64, NaN padded
     qrels: JudgedSet
     runs_info: pd.DataFrame = field(repr=False)
+    metadata: dict = field(default_factory=dict, repr=False, compare=False)  # JSON-serializable; cached
 
     def __post_init__(self):
         # Collections are shared by every computation of a notebook: their arrays are read-only, so a function

@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 JUDGED_DEPTH = 100
-_CACHE_VERSION = 2
+_CACHE_VERSION = 3
 _HERE = Path(__file__).resolve().parent
 
 
@@ -110,7 +110,8 @@ def _save_cache(collection: Collection, where: Path) -> None:
     for key, value in arrays.items():
         np.save(tmp / f"{key}.npy", value, allow_pickle=False)
     collection.runs_info.to_csv(tmp / "runs_info.csv")
-    (tmp / "meta.json").write_text(json.dumps({"name": collection.name, "n_topics": q.n_topics, "n_docs": q.n_docs}))
+    (tmp / "meta.json").write_text(json.dumps({"name": collection.name, "n_topics": q.n_topics, "n_docs": q.n_docs,
+                                              "metadata": collection.metadata}))
     try:
         tmp.rename(where)
     except OSError:  # another process cached it first
@@ -136,6 +137,7 @@ def _load_cache(where: Path) -> Collection | None:
         scores=load("scores"),
         qrels=qrels,
         runs_info=info,
+        metadata=meta.get("metadata", {}),
     )
 
 
