@@ -9,10 +9,14 @@ A directory dataset holds ``runs/`` (run files, plain or .gz), one qrels file (`
 files under ``$EVALKIT_CACHE``, default ``~/.cache/evalkit``), keyed by the files' names, sizes and modification
 times, so a second load is near instant and an edited file is re-read.
 
-Which runs contributed to the pools is not in TREC's files; it is derived from the data: **a run is judged if,
-for every topic, every document in its top ``JUDGED_DEPTH`` (100) is in the qrels** (TREC-8's pools were built to
-depth 100 from the contributing runs). On TREC-8 this marks 72 of the 129 runs; the next-closest run has only
-95% of its top-100 documents judged on its worst topic, so the rule is not sensitive to the exact threshold.
+Which runs contributed to the pools, and how deep the pools were judged, is not in TREC's files. A reviewer can
+say so in the dataset folder (a ``judged`` column in ``runs_table.tsv``; ``collection.json`` or
+``collection.toml`` with ``judged_runs``, ``judged_depth``, ``name``): see :mod:`evalkit.pool_metadata`. What they
+do not say is derived from the data: **a run is judged if, for every topic, every document in its top
+``judged_depth`` (default ``JUDGED_DEPTH`` = 100) is in the qrels** (TREC-8's pools were built to depth 100 from
+the contributing runs). On TREC-8 this marks 72 of the 129 runs; the next-closest run has only 95% of its top-100
+documents judged on its worst topic, so the rule is not sensitive to the exact threshold. The decision goes into
+``Collection.metadata`` and is printed once at load (:func:`evalkit.pool_metadata.describe`).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -30,6 +35,7 @@ import pandas as pd
 
 from .collection import ABSENT, UNSAMPLED, Collection, JudgedSet
 from .io import Run, parse_run, read_qrels
+from .pool_metadata import COLLECTION_FILES, describe, read_collection_file, read_judged_column, resolve_pool_metadata
 
 __all__ = [
     "load_dataset",
@@ -43,7 +49,7 @@ __all__ = [
 ]
 
 JUDGED_DEPTH = 100
-_CACHE_VERSION = 3
+_CACHE_VERSION = 4  # 4: pool metadata (judged runs and depth) in Collection.metadata
 _HERE = Path(__file__).resolve().parent
 
 
@@ -158,7 +164,8 @@ def _find_qrels(directory: Path) -> Path:
 
 def load_directory(directory: os.PathLike | str, name: str | None = None, cache: bool = True,
                    progress: bool = False) -> Collection:
-    """Load ``directory`` (``runs/``, one ``qrels*`` file, optional ``runs_table.tsv``) as a Collection."""
+    """Load ``directory`` (``runs/``, one ``qrels*`` file, optional ``runs_table.tsv`` and ``collection.json`` or
+    ``collection.toml``) as a Collection; the judged runs and depth as :mod:`evalkit.pool_metadata` decides."""
     directory = Path(directory).expanduser()
     if not directory.is_dir():
         raise DatasetNotFound(f"{directory}: no such directory")
@@ -168,7 +175,9 @@ def load_directory(directory: os.PathLike | str, name: str | None = None, cache:
     run_files = _run_files(runs_dir)
     qrels_file = _find_qrels(directory)
     table_file = directory / "runs_table.tsv"
-    files = run_files + [qrels_file] + ([table_file] if table_file.is_file() else [])
+    given = read_collection_file(directory)  # checked before anything heavy: a bad file fails at once
+    metadata_files = [directory / f for f in COLLECTION_FILES if (directory / f).is_file()]
+    files = run_files + [qrels_file] + ([table_file] if table_file.is_file() else []) + metadata_files
     name = name or directory.name
     where = _cache_dir() / f"{name}-{_fingerprint(files, {'name': name})}"
     if cache:
@@ -178,13 +187,19 @@ def load_directory(directory: os.PathLike | str, name: str | None = None, cache:
     runs = read_runs(run_files)
     qrels = read_qrels(qrels_file)
     runs_info = None
+    table_judged = None
     if table_file.is_file():
         runs_info = pd.read_csv(table_file, sep="\t", dtype=str).set_index("run")
         runs_info.index.name = "run"
         if "pool_priority" in runs_info:
             runs_info["pool_priority"] = pd.to_numeric(runs_info["pool_priority"], errors="coerce")
-    collection = Collection.from_runs(runs, qrels, name=name, runs_info=runs_info)
-    collection.runs_info["judged"] = derive_judged_runs(collection)
+        if "judged" in runs_info:
+            runs_info = runs_info.drop(columns="judged")
+            table_judged = read_judged_column(table_file)
+    collection = Collection.from_runs(runs, qrels, name=given.name or name, runs_info=runs_info)
+    judged, metadata = resolve_pool_metadata(collection, given, table_judged, table_file)
+    collection.runs_info["judged"] = judged
+    collection.metadata.update(metadata)
     if cache:
         try:
             _save_cache(collection, where)
@@ -210,7 +225,15 @@ def load_trec8(cache: bool = True) -> Collection:
 def load_dataset(name: str = "synthetic", **options) -> Collection:
     """Load a dataset by name: ``synthetic`` (options: n_topics, n_runs, depth, seed, graded), ``trec8``, or a
     directory path. ``fast=True`` (synthetic only) gives a small collection for tests and quick runs."""
-    key = str(name)
+    collection = _load(str(name), options)
+    print(f"evalkit: {describe(collection.metadata, collection.name)}", file=sys.stderr)
+    from .report import use_collection
+
+    use_collection(collection)  # the claims a notebook records are graded against this collection's size
+    return collection
+
+
+def _load(key: str, options: dict) -> Collection:
     if key == "synthetic":
         from .simulate import simulate_collection
 
