@@ -140,15 +140,18 @@ def require_judged_runs(collection, n: int = MIN_JUDGED_RUNS, why: str = "to poo
     return k
 
 
-def require_judged_depth(collection, depth: int, parameter: str) -> int:
-    """Judgments at least ``depth`` deep for ``parameter``; returns the judged depth."""
+def require_judged_depth(collection, depth: int, parameter: str, why: str | None = None) -> int:
+    """Judgments at least ``depth`` deep for ``parameter`` (``why``: what reaches that depth, default
+    ``"<parameter> = <depth>"``); returns the judged depth."""
     judged = judged_depth_of(collection)
+    why = why or f"{parameter} = {depth}"
     if judged is None:
-        require(False, f"judged runs to pool to depth {depth} ({parameter})",
+        require(False, f"judged runs to pool to depth {depth} ({why})",
                 f"no judged depth (rule: {_judged_rule(collection)})", _HOW_JUDGED)
-    require(depth <= judged, f"judgments to depth {depth} ({parameter} = {depth})",
+    require(depth <= judged, f"judgments to depth {depth} ({why})",
             f"judged depth {judged} ({_depth_rule(collection)})",
-            f"Set {parameter} to at most {judged}, or \"judged_depth\" in collection.json if the pools were deeper.")
+            f"Set {parameter} within depth {judged}, or \"judged_depth\" in collection.json if the pools were "
+            "deeper.")
     return judged
 
 

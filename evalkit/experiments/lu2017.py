@@ -250,7 +250,7 @@ def plan(collection: Collection, reference_depth: int = REFERENCE_DEPTH, depths=
         bad = [v for v in values if v > d or (v == d and not inclusive) or v < 1]
         require(not bad, f"pool depths d' {'<=' if inclusive else '<'} the reference depth d = {d} "
                 f"({parameter} = {values})", f"d = {d} (judged depth {judged})",
-                f"Drop {bad} from {parameter}, or raise reference_depth (at most {top}).")
+                f"Drop {bad} from {parameter}" + (f", or raise reference_depth (at most {top})." if d < top else "."))
         return values, False
 
     depths_used, scaled = depths_for(depths, DEFAULT_DEPTHS, "depths")

@@ -640,18 +640,17 @@ def plan(collection: Collection, phase1_depth: int = DEFAULTS["phase1_depth"], n
     """What the study needs from ``collection``, and the depths it will use there.
 
     Needs: at least 2 judged runs from at least 2 groups (the pool, Figure 1's tau, leaving one group out); at
-    least 2 topics (the ANOVAs' topic effect); at least 2 subsamples (the sample effect); judgments deeper than the
-    phase-1 depth (the sample reaches below the phase-1 pool). The paper's phase-1 depth (50) is half of TREC-8's
+    least 2 topics (the ANOVAs' topic effect); judgments deeper than the phase-1 depth (the sample reaches below the phase-1 pool). The paper's phase-1 depth (50) is half of TREC-8's
     judged depth; on a collection judged less than 100 deep it becomes ``round(50 * judged depth / 100)`` (at most
     judged depth - 1), and the note says so; a phase-1 depth the user set is checked. The sample's depth is capped
-    at the judged depth. Parameters: ``phase1_depth``, ``max_depth`` (the cap), ``n_subsamples``.
+    at the judged depth. ``n_subsamples`` < 2 is a ValueError (the ANOVA's sample effect needs two). Parameters:
+    ``phase1_depth``, ``max_depth`` (the cap), ``n_subsamples``.
     """
     require_judged_runs(collection, 2, "to pool from (Figure 1's tau needs two pooling runs)")
     require_judged_groups(collection, 2, "to leave one group out")
     require_topics(collection, 2, "(the ANOVAs test a topic effect)")
-    require(int(n_subsamples) >= 2, f"at least 2 subsamples for the ANOVA's sample effect (n_subsamples = "
-            f"{n_subsamples})", f"{collection.n_topics} topics and any number of subsamples",
-            "Set n_subsamples to 2 or more.")
+    if int(n_subsamples) < 2:
+        raise ValueError(f"n_subsamples must be >= 2 (the ANOVA's sample effect), got {n_subsamples}")
     judged = judged_depth_of(collection)
     require(judged is not None and judged >= 2, "judgments at least 2 ranks deep (a phase-1 pool and a sample "
             "below it)", f"judged depth {judged or 0}", "Give \"judged_depth\" in collection.json if the pools "

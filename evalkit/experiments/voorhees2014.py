@@ -210,7 +210,8 @@ def plan(collection: Collection, strategies: Sequence[str | Strategy] = DEFAULT_
     presets = [s for s in strategies if isinstance(s, str) and s in STRATEGIES]
     custom = [get_strategy(s) for s in strategies if not (isinstance(s, str) and s in STRATEGIES)]
     for strategy in custom:
-        require_judged_depth(collection, strategy.depth, f"the depth of strategy {strategy.name}")
+        require_judged_depth(collection, strategy.depth, "strategies",
+                             f"strategy {strategy.name!r} samples down to rank {strategy.depth}")
     scaled, dropped = [], []
     for name in presets:
         strategy = scale_strategy(STRATEGIES[name], judged)
@@ -221,8 +222,10 @@ def plan(collection: Collection, strategies: Sequence[str | Strategy] = DEFAULT_
     if dropped:
         notes.append(f"dropped {', '.join(dropped)} (more strata than the {judged} judged ranks)")
     chosen = scaled + custom
-    require(len(chosen) > 0, f"a strategy that fits in {judged} judged ranks", "none among " +
-            ", ".join(map(str, strategies)), "Pass strategies= with fewer strata, or give a deeper judged depth.")
+    require(len(chosen) > 0, f"a sampling strategy that fits in the {judged} judged rank(s)",
+            f"judged depth {judged}, too shallow for {', '.join(dropped)}",
+            "Pass strategies with fewer strata (e.g. \"[1-1]@1\"), or set \"judged_depth\" in collection.json if "
+            "the pools were deeper.")
     if k < 4:
         notes.append(f"each trial pools from {k // 2} of the {k} judged runs")
     example = [scale_depth(5, judged), max(scale_depth(60, judged), scale_depth(5, judged) + 1)]
