@@ -222,10 +222,11 @@ def plan(collection: Collection, reference_depth: int = REFERENCE_DEPTH, depths=
     is judged less deep, d becomes the judged depth; default pool depths d' are then scaled by d / 100 (the
     paper's ratios d'/d kept; duplicates dropped, every d' < d) and the note says so. Depths the user set are
     checked (each d' < d, Figure 3's <= d). ``fast``: the smaller grids of quick runs (the first two d', three of
-    Figure 3's depths, two of Figure 4's, at most 3 repetitions), taken after scaling. Parameters:
+    Figure 3's depths, two of Figure 4's, at most 3 repetitions, Table 3 over 6 groups), taken after scaling.
+    Parameters:
     ``reference_depth``, ``depths``, ``table1_depths``, ``gamma_depths``, ``figure4_depths``, ``table3_depth``,
     ``two_strata_depth``, ``first_depth`` (the d' of Figure 3's middle and right panels and the explorer),
-    ``paper_depths`` (each d' -> the paper's d' it stands for), ``repetitions``.
+    ``paper_depths`` (each d' -> the paper's d' it stands for), ``repetitions``, ``table3_groups`` (None: all).
     """
     require_judged_runs(collection, 2, "for the estimators to learn from")
     require_judged_groups(collection, 2, "(Table 3 leaves one group out)")
@@ -270,7 +271,9 @@ def plan(collection: Collection, reference_depth: int = REFERENCE_DEPTH, depths=
                      f"{two_strata_used[0]} + a sample to {d}")
     else:
         paper_depths = {v: v for v in depths_used if v in DEFAULT_DEPTHS}
+    table3_groups = None
     if fast:
+        table3_groups = 6
         depths_used = depths_used[:2]
         gamma_used = [gamma_used[i] for i in sorted({0, min(2, len(gamma_used) - 1), len(gamma_used) - 1})]
         figure4_used = [figure4_used[i] for i in sorted({0, min(2, len(figure4_used) - 1)})]
@@ -278,7 +281,8 @@ def plan(collection: Collection, reference_depth: int = REFERENCE_DEPTH, depths=
     return Plan("04_lu2017", collection.name, {
         "reference_depth": d, "depths": depths_used, "table1_depths": table1_used, "gamma_depths": gamma_used,
         "figure4_depths": figure4_used, "table3_depth": table3_used[0], "two_strata_depth": two_strata_used[0],
-        "first_depth": depths_used[0], "paper_depths": paper_depths, "repetitions": int(repetitions)}, notes)
+        "first_depth": depths_used[0], "paper_depths": paper_depths, "repetitions": int(repetitions),
+        "table3_groups": table3_groups}, notes)
 
 
 def paper_table2(depths, paper_depths: dict | None = None) -> pd.DataFrame:
@@ -420,20 +424,21 @@ def rmse_ordering(frame: pd.DataFrame, theta: float | None = None) -> pd.DataFra
 
 
 def table3(data, depth: int = 10, theta: float = 0.0, estimators=TABLE2_ESTIMATORS, groups=None,
-           per_group: bool = False) -> pd.DataFrame:
+           per_group: bool = False, max_groups: int | None = None) -> pd.DataFrame:
     """Table 3: leave-one-group-out at pool depth ``depth``.
 
     For every group with contributing runs: the pool (and the system matrix, gain models, framework weights) is
     built from the *other* groups' contributing runs only, and the group's contributing runs are scored against
     their reference (full qrels, depth d). ``groups`` (run name -> group) defaults to ``runs_info['group']``.
     Returns the mean over groups of RMSE and Acc% per estimator (``per_group=True``: one row per group and
-    estimator, with ``n_runs``).
+    estimator, with ``n_runs``). ``max_groups``: leave out only the first that many groups (in run order; quick
+    runs), every group when None.
     """
     data = _data(data)
     c = data.collection
     group_of = (c.runs_info["group"] if groups is None else pd.Series(groups)).reindex(c.run_names).to_numpy()
     rows = []
-    for group in pd.unique(group_of[data.pool_runs]):
+    for group in pd.unique(group_of[data.pool_runs])[:max_groups]:
         left_out = (group_of == group) & data.pool_runs
         pool = data.pool_runs & ~left_out
         judgments = pool_qrels(c, depth, pool)
