@@ -178,8 +178,9 @@ def load_directory(directory: os.PathLike | str, name: str | None = None, cache:
     given = read_collection_file(directory)  # checked before anything heavy: a bad file fails at once
     metadata_files = [directory / f for f in COLLECTION_FILES if (directory / f).is_file()]
     files = run_files + [qrels_file] + ([table_file] if table_file.is_file() else []) + metadata_files
+    shown = name or given.name or directory.name  # an explicit name, else collection.json's, else the folder's
     name = name or directory.name
-    where = _cache_dir() / f"{name}-{_fingerprint(files, {'name': name})}"
+    where = _cache_dir() / f"{name}-{_fingerprint(files, {'name': shown})}"
     if cache:
         cached = _load_cache(where)
         if cached is not None:
@@ -196,7 +197,7 @@ def load_directory(directory: os.PathLike | str, name: str | None = None, cache:
         if "judged" in runs_info:
             runs_info = runs_info.drop(columns="judged")
             table_judged = read_judged_column(table_file)
-    collection = Collection.from_runs(runs, qrels, name=given.name or name, runs_info=runs_info)
+    collection = Collection.from_runs(runs, qrels, name=shown, runs_info=runs_info)
     judged, metadata = resolve_pool_metadata(collection, given, table_judged, table_file)
     collection.runs_info["judged"] = judged
     collection.metadata.update(metadata)

@@ -211,6 +211,9 @@ def test_metadata_survives_the_cache_and_an_edit_invalidates_it(folder):
     (folder / "collection.json").write_text(json.dumps({"judged_depth": 5}))
     edited = load_dataset(str(folder))
     assert edited.metadata["judged_depth"] == 5 and edited.name == "data"
+    from evalkit.datasets import load_directory
+
+    assert load_directory(folder, name="mine").name == "mine"  # an explicit name wins over collection.json's
 
 
 def test_describe_says_when_the_metadata_looks_wrong():
