@@ -280,7 +280,7 @@ def _read_bytes(path: os.PathLike | str) -> bytes:
             raise TrecFormatError(name, None, f"unreadable gzip data: {exc}") from None
     if raw.startswith(_BOM):
         raw = raw[len(_BOM):]
-    if not raw.strip():
+    if not raw or raw.isspace():
         raise TrecFormatError(name, None, "empty file: no lines to read")
     return raw
 
@@ -336,43 +336,62 @@ class _Fields:
         return int(row) + 1 if self.lines is None else int(self.lines[row])
 
     def __len__(self) -> int:
-        return len(self.columns[0]) if self.columns else 0
+        return len(self.columns[0]) if self.columns else 0  # the topic column is always read
 
 
-def _read_delimited(data: bytes, delimiter: str, n_columns: int):
-    """pyarrow's CSV reader with every column a string; None if the lines do not all have ``n_columns``."""
+def _read_delimited(data: bytes, delimiter: str, n_columns: int, include: tuple[int, ...] | None = None,
+                    floats: tuple[int, ...] = ()) -> list | None:
+    """pyarrow's CSV reader: column i a ``pa.string`` array (``pa.float64`` for i in ``floats``, parsed as
+    :func:`pyarrow.compute.cast` parses strings), None for columns not in ``include``; None if a line has another
+    number of fields or a float column does not parse."""
     names = [f"f{i}" for i in range(n_columns)]
+    include = tuple(range(n_columns)) if include is None else include
     try:
         table = pacsv.read_csv(
             pa.py_buffer(data),
             read_options=pacsv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 28),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
                                              escape_char=False, ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names},
-                                                 strings_can_be_null=False, quoted_strings_can_be_null=False),
+            convert_options=pacsv.ConvertOptions(
+                column_types={n: pa.float64() if i in floats else pa.string() for i, n in enumerate(names)},
+                include_columns=[names[i] for i in include],
+                strings_can_be_null=False, quoted_strings_can_be_null=False,
+            ),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    return [table[n].combine_chunks().cast(pa.string()) for n in names]
+    columns = [None] * n_columns
+    for i in include:
+        column = table[names[i]].combine_chunks()
+        columns[i] = column if i in floats else column.cast(pa.string())
+    return columns
 
 
-def _fast_fields(data: bytes, widths: tuple[int, ...]) -> _Fields | None:
+def _fast_fields(data: bytes, widths: tuple[int, ...], include: tuple[int, ...] | None = None,
+                 floats: tuple[int, ...] = ()) -> _Fields | None:
     """Fields of a regular file: one delimiter (tab or space, sniffed from the first line), the same number of
-    non-empty fields (one of ``widths``) on every line, no blank or comment line. None otherwise."""
+    non-empty fields (one of ``widths``) on every line, no blank or comment line; float columns finite. None
+    otherwise (the general path then reads the file and names what is wrong)."""
     first = data[: data.find(b"\n")] if b"\n" in data else data
     first = first.removesuffix(b"\r")
     has_tab, has_space = b"\t" in first, b" " in first
     n_columns = len(first.split())
     if has_tab == has_space or n_columns not in widths:
         return None
+    delimiter = b"\t" if has_tab else b" "
     other_blank = b" " if has_tab else b"\t"
-    if other_blank in data or b"\x0b" in data or b"\x0c" in data or data.startswith(b"#") or b"\n#" in data:
-        return None  # blanks of another kind inside fields, or comment lines: the general path handles them
-    columns = _read_delimited(data, "\t" if has_tab else " ", n_columns)
+    if other_blank in data or b"\x0b" in data or b"\x0c" in data:
+        return None  # blanks of another kind inside fields
+    columns = _read_delimited(data, delimiter.decode(), n_columns, include, floats)
     if columns is None or len(columns[0]) != _count_lines(data):
-        return None
-    for column in columns:  # an empty field: a doubled delimiter, or one at a line's start or end
-        if len(column) and pc.min(pc.binary_length(column)).as_py() == 0:
+        return None  # another number of fields on some line, or blank lines
+    for i, column in enumerate(columns):  # an empty field: a doubled delimiter, or one at a line's start or end
+        if i not in floats and len(column) and pc.min(pc.binary_length(column)).as_py() == 0:
+            return None
+    if b"#" in data and pc.any(pc.starts_with(columns[0], "#")).as_py():
+        return None  # comment lines
+    for i in floats:
+        if columns[i].null_count or not np.isfinite(columns[i].to_numpy(zero_copy_only=False)).all():
             return None
     return _Fields(columns, None)
 
@@ -466,6 +485,8 @@ def _first_false(mask) -> int:
 
 def _parse_scores(name: str, fields: _Fields, column) -> np.ndarray:
     """Scores as trec_eval's atof reads them, refusing anything that is not wholly a finite decimal number."""
+    if pa.types.is_floating(column.type):  # parsed (and checked finite) by the fast path
+        return column.to_numpy(zero_copy_only=False)
     try:
         scores = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
         finite = np.isfinite(scores)
@@ -541,7 +562,7 @@ _RUN_FIELDS = "6 columns (topic Q0 docno rank score tag)"
 def _run_fields(name: str, data: bytes) -> _Fields:
     """topic, Q0, docno, rank, score, tag of each run line; fields after the tag are ignored (as trec_eval does)."""
     _check_bytes(name, data)
-    fields = _fast_fields(data, (6,))
+    fields = _fast_fields(data, (6,), floats=(4,))
     if fields is None:
         fields = _canonical_fields(name, data, (6, -1), 6, _RUN_FIELDS)
     if not len(fields):
