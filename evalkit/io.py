@@ -733,7 +733,7 @@ def read_runs_table(path: os.PathLike | str) -> pd.DataFrame:
         if first != number:
             raise TrecFormatError(source, number, f"run {run!r} is listed twice (first on line {first})")
     columns = {name: [cells[i] for _, cells in body] for i, name in enumerate(header)}
-    frame = pd.DataFrame({name: pd.array(values, dtype="str") for name, values in columns.items()})
+    frame = pd.DataFrame(columns)  # strings as pandas infers them (str in pandas 3), never parsed as missing
     if "pool_priority" in columns:
         for number, cells in body:
             cell = cells[header.index("pool_priority")]
