@@ -142,7 +142,7 @@ def weighted_precision(
     w = np.asarray(weights, dtype=np.float64)
     k = len(w)
     if g.shape[-1] < k:
-        pad = np.full(g.shape[:-1] + (k - g.shape[-1],), ABSENT, dtype=g.dtype)
+        pad = np.full(g.shape[:-1] + (k - g.shape[-1],), ABSENT, dtype=np.promote_types(g.dtype, np.int32))
         g = np.concatenate([g, pad], axis=-1)
     g = g[..., :k]
     score = gains(g, max_grade) @ w
