@@ -90,7 +90,7 @@ class JudgedSet:
 
     def __post_init__(self):
         grade = np.asarray(self.grade)
-        if grade.dtype != GRADE_DTYPE:
+        if grade.dtype != GRADE_DTYPE or (len(grade) and grade.min() < GRADE_MIN):  # a code is no grade
             object.__setattr__(self, "grade", as_grades(grade, "JudgedSet grades"))
 
     def __len__(self) -> int:

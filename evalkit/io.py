@@ -167,9 +167,9 @@ class Run:
         d_rank = _dictionary_ranks(d.dictionary)[d.indices.to_numpy()]
         order = trec_eval_order(t_rank, self.score, d_rank)
         if order is None:
-            return Run(self.name, topic, docno, self.score, True)
+            return Run(self.name, topic, docno, self.score, True, self.source)
         taker = pa.array(order)
-        return Run(self.name, topic.take(taker), docno.take(taker), self.score[order], True)
+        return Run(self.name, topic.take(taker), docno.take(taker), self.score[order], True, self.source)
 
     def to_frame(self) -> pd.DataFrame:
         """The run as a DataFrame (trec_eval order) with trec_eval's 1-based rank within each topic."""
