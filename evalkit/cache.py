@@ -297,7 +297,7 @@ def _collection_from(files: dict[str, bytes]):
     stratum = array("q_stratum") if "q_stratum.npy" in files else None
     qrels = JudgedSet(array("q_topic"), array("q_doc"), array("q_grade"), stratum, meta["n_topics"], meta["n_docs"])
     with pa.ipc.open_file(pa.py_buffer(files["runs_info.arrow"])) as reader:
-        runs_info = reader.read_all().to_pandas()
+        runs_info = reader.read_all().to_pandas().copy()  # writable columns, as a freshly built table has
     vocabulary = _utf8_strings(array("vocabulary_data"), array("vocabulary_offsets"))
     collection = Collection(
         name=meta["name"],
