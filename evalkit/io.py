@@ -560,7 +560,7 @@ def parse_run(path: os.PathLike | str, name: str | None = None, check_duplicates
     fields = _run_fields(source, data)
     topic, docno, tag = fields.columns[0], fields.columns[2], fields.columns[5]
     scores = _parse_scores(source, fields, fields.columns[4])
-    if check_duplicates:
+    if check_duplicates or source == STDIN_NAME:  # standard input cannot be re-read to name the line later
         found = _duplicate_rows(topic, docno)
         if found is not None:
             _raise_duplicate(source, fields, topic, docno, found)

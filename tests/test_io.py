@@ -8,6 +8,8 @@ import re
 import numpy as np
 import pytest
 
+import evalkit
+
 from evalkit.io import Qrels, TrecFormatError, read_qrels, read_run, write_qrels, write_run
 
 
@@ -336,6 +338,9 @@ def test_standard_input(tmp_path, monkeypatch):
     stdin(b"401 Q0 a 1 2 t\n401 Q0 b 2 x t\n")
     with pytest.raises(TrecFormatError, match=re.escape("<stdin>:2: score 'x' is not a number")):
         read_run("-")
+    stdin(b"401 Q0 a 1 2 t\n401 Q0 a 2 1 t\n")  # the bulk reader leaves duplicates to later, but not for stdin
+    with pytest.raises(TrecFormatError, match=re.escape("<stdin>:2: duplicate docno 'a' in topic 401 (first on line 1)")):
+        evalkit.evaluate(_write(tmp_path, "q", "401 0 a 1\n"), ["-"], ["AP"])
 
 
 @pytest.mark.parametrize("data, line, problem", [
