@@ -224,6 +224,9 @@ def save_cached(collection, where: Path) -> bool:
             manifest["files"][name] = {"size": len(payload), "crc32": _crc32(payload)}
         (tmp / MANIFEST).write_text(json.dumps(manifest))
         if where.exists() and _is_kit_folder(where):  # a damaged cache: move it aside, then drop it
+            if _healthy(where):  # unless another process has just replaced it with a good one
+                shutil.rmtree(tmp, ignore_errors=True)
+                return True
             trash = where.parent / f"{_TMP_PREFIX}{_host()}-{os.getpid()}-{uuid.uuid4().hex[:8]}-old"
             try:
                 where.rename(trash)
@@ -316,6 +319,14 @@ def _collection_from(files: dict[str, bytes]):
     if not shape_ok:
         raise _Damaged("arrays do not fit together")
     return collection
+
+
+def _healthy(where: Path) -> bool:
+    try:
+        _verified(where)
+    except _Damaged:
+        return False
+    return True
 
 
 def load_cached(where: Path):

@@ -266,3 +266,13 @@ def test_stale_temporaries_of_dead_processes_are_cleaned(tmp_path):
     removed = set(cache_module.clean_stale_temporaries(root))
     assert removed == {made["dead, ours"][0], made["version 3, dead"][0], old}
     assert all(folder.exists() for folder, _ in made.values() if folder not in removed)
+
+
+def test_a_healthy_cache_is_never_replaced(dataset, tmp_path):
+    """A process that rebuilt a damaged cache while another already replaced it keeps the other's (readers of that
+    folder are not disturbed), and leaves no temporary folder."""
+    first = _load_quietly(dataset)
+    (folder,) = _entries(tmp_path)
+    inode = (folder / "docs.npy").stat().st_ino
+    assert save_cached(first, folder)
+    assert _entries(tmp_path) == [folder] and (folder / "docs.npy").stat().st_ino == inode
