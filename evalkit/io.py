@@ -320,8 +320,9 @@ def _count_lines(data: bytes) -> int:
 # Lines are split into fields as trec_eval splits them: on C ``isspace`` (space, tab, \v, \f; \r before \n),
 # any number of them, leading and trailing ones ignored. A line whose first field starts with ``#`` is a comment
 # (trec_eval 10.0; 9.x has no comments). Two paths give the same fields: a fast one (pyarrow's CSV reader on a
-# single delimiter sniffed from the first line) for regular files, and a vectorized canonicalization for any
-# other layout (runs of blanks, mixed tabs, padded fields, blank lines, comments, extra columns).
+# single delimiter sniffed from the first line) for regular files, and pyarrow's string kernels (trim, split on
+# ASCII blanks) for any other layout (runs of blanks, mixed tabs, padded fields, blank lines, comments, extra
+# columns).
 
 @dataclass
 class _Fields:
@@ -337,13 +338,11 @@ class _Fields:
         return len(self.columns[0]) if self.columns else 0  # the topic column is always read
 
 
-def _read_delimited(data: bytes, delimiter: str, n_columns: int, include: tuple[int, ...] | None = None,
-                    floats: tuple[int, ...] = ()) -> list | None:
+def _read_delimited(data: bytes, delimiter: str, n_columns: int, floats: tuple[int, ...] = ()) -> list | None:
     """pyarrow's CSV reader: column i a ``pa.string`` array (``pa.float64`` for i in ``floats``, parsed as
-    :func:`pyarrow.compute.cast` parses strings), None for columns not in ``include``; None if a line has another
-    number of fields or a float column does not parse."""
+    :func:`pyarrow.compute.cast` parses strings); None if a line has another number of fields or a float column
+    does not parse."""
     names = [f"f{i}" for i in range(n_columns)]
-    include = tuple(range(n_columns)) if include is None else include
     try:
         table = pacsv.read_csv(
             pa.py_buffer(data),
@@ -352,21 +351,16 @@ def _read_delimited(data: bytes, delimiter: str, n_columns: int, include: tuple[
                                              escape_char=False, ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(
                 column_types={n: pa.float64() if i in floats else pa.string() for i, n in enumerate(names)},
-                include_columns=[names[i] for i in include],
                 strings_can_be_null=False, quoted_strings_can_be_null=False,
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    columns = [None] * n_columns
-    for i in include:
-        column = table[names[i]].combine_chunks()
-        columns[i] = column if i in floats else column.cast(pa.string())
-    return columns
+    columns = [table[n].combine_chunks() for n in names]
+    return [column if i in floats else column.cast(pa.string()) for i, column in enumerate(columns)]
 
 
-def _fast_fields(data: bytes, widths: tuple[int, ...], include: tuple[int, ...] | None = None,
-                 floats: tuple[int, ...] = ()) -> _Fields | None:
+def _fast_fields(data: bytes, widths: tuple[int, ...], floats: tuple[int, ...] = ()) -> _Fields | None:
     """Fields of a regular file: one delimiter (tab or space, sniffed from the first line), the same number of
     non-empty fields (one of ``widths``) on every line, no blank or comment line; float columns finite. None
     otherwise (the general path then reads the file and names what is wrong)."""
@@ -380,7 +374,7 @@ def _fast_fields(data: bytes, widths: tuple[int, ...], include: tuple[int, ...] 
     other_blank = b" " if has_tab else b"\t"
     if other_blank in data or b"\x0b" in data or b"\x0c" in data:
         return None  # blanks of another kind inside fields
-    columns = _read_delimited(data, delimiter.decode(), n_columns, include, floats)
+    columns = _read_delimited(data, delimiter.decode(), n_columns, floats)
     if columns is None or len(columns[0]) != _count_lines(data):
         return None  # another number of fields on some line, or blank lines
     for i, column in enumerate(columns):  # an empty field: a doubled delimiter, or one at a line's start or end
