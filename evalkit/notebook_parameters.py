@@ -88,16 +88,18 @@ def collect_parameters(pairs: list[tuple[str, str]] | None = None, assignments: 
 
 def notebook_parameters(path: str | Path) -> dict:
     """The names assigned in the notebook's ``parameters`` cell, with their default values as source text."""
-    import nbformat
+    import json
 
-    try:
-        notebook = nbformat.read(str(path), as_version=4)
-    except Exception as exc:  # not a notebook nbformat can read: say which file
+    try:  # plain JSON: nbformat's schema machinery takes seconds to import, too long for a refusal
+        with open(path, encoding="utf-8") as handle:
+            cells = json.load(handle)["cells"]
+        tagged = [c for c in cells if "parameters" in (c.get("metadata") or {}).get("tags", [])]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"{path}: not a readable notebook ({type(exc).__name__}: {exc})") from None
-    cells = [c for c in notebook.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
-    if not cells:
+    if not tagged:
         return {}
-    source = cells[0].source
+    source = tagged[0].get("source", "")
+    source = source if isinstance(source, str) else "".join(source)
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:

@@ -69,12 +69,13 @@ def _claim_rows(notebook) -> list[dict]:
 def claims_table(notebooks: dict) -> pd.DataFrame:
     """Every claim row of the given notebooks (stem → notebook), all the fields any row carries, blanks where a
     row lacks one; known fields first."""
-    rows = [{"notebook": stem, **row} for stem, nb in notebooks.items() for row in _claim_rows(nb)]
+    rows = [{"notebook": stem, **{str(k): "" if v is None else str(v) for k, v in row.items()}}
+            for stem, nb in notebooks.items() for row in _claim_rows(nb)]
     if not rows:
         return pd.DataFrame(columns=["notebook"])
-    frame = pd.DataFrame(rows)
+    frame = pd.DataFrame(rows, dtype=object)
     columns = [c for c in _CLAIM_ORDER if c in frame] + [c for c in frame if c not in _CLAIM_ORDER]
-    return frame[columns].fillna("").astype(str).replace({"nan": ""})
+    return frame[columns].fillna("")
 
 
 def _verdict_column(frame: pd.DataFrame) -> str | None:
