@@ -32,6 +32,7 @@ import os
 import platform
 import shutil
 import signal
+import sys
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -153,9 +154,10 @@ def _classify(exc: BaseException) -> tuple[str, str]:
 
 
 def _execute(source: Path, target: Path, dataset: str, fast: bool, kernel: str | None, applied: dict,
-             not_applicable: list, cell_timeout: int | None) -> NotebookResult:
+             not_applicable: list, cell_timeout: int | None, tick=None) -> NotebookResult:
     """Run one notebook in a worker thread; this (main) thread stays free to take a signal, and on one it stops
-    the kernel and re-raises. The outcome is a status, never an exception."""
+    the kernel and re-raises. The outcome is a status, never an exception. ``tick()`` is called now and then
+    while the notebook runs (the progress bar's clock)."""
     from .batch_kernel import stop_live_kernels
 
     outcome: dict = {}
@@ -171,9 +173,14 @@ def _execute(source: Path, target: Path, dataset: str, fast: bool, kernel: str |
     started = time.perf_counter()
     thread = threading.Thread(target=work, name=f"evalkit-{source.stem}", daemon=True)
     thread.start()
+    every = 1.0 if sys.stderr.isatty() else 30.0  # a log file gets a line now and then, a terminal a live clock
+    last = time.monotonic()
     try:
         while thread.is_alive():
             thread.join(0.25)
+            if tick is not None and time.monotonic() - last >= every:
+                tick()
+                last = time.monotonic()
     except BaseException:
         stop_live_kernels()
         thread.join(10)
@@ -298,7 +305,7 @@ def run_notebooks(dataset: str = "synthetic", fast: bool = False, out: str | os.
                 bar.set_postfix_str(source.stem, refresh=True)
                 applied, not_applicable = routes[source.stem]
                 result = _execute(source, staging.path / source.name, resolved, fast, kernel, applied,
-                                  not_applicable, cell_timeout)
+                                  not_applicable, cell_timeout, tick=bar.refresh)
                 results.append(result)
                 tqdm.write(_status_line(result))
             bar.close()

@@ -203,6 +203,9 @@ def _card(entry: dict, figures: list[tuple[str, str]]) -> str:
         details.append(f"load average at its start {entry['load_before'][0]:.2f}")
     details.append(f'<a href="{page}">page</a> &middot; <a href="{source}">.ipynb</a>')
     parts.append(f'<div class="muted">{" &middot; ".join(html.escape(d) if not d.startswith("<a") else d for d in details if d)}</div>')
+    if entry.get("page_error"):
+        parts.append(f'<p class="reason"><b>its page could not be rendered:</b> {html.escape(entry["page_error"])} '
+                     f'(the executed notebook is <a href="{source}">here</a>)</p>')
     if entry.get("reason"):
         label = "why it was skipped" if status == "skipped" else "what failed" if status == "failed" else "note"
         parts.append(f'<p class="reason"><b>{label}:</b> {html.escape(entry["reason"])}</p>')
@@ -281,8 +284,11 @@ def write_report(folder: str | os.PathLike, dataset: str = "", timings: dict | N
     for path in iterator:
         notebook = nbformat.read(str(path), as_version=4)
         notebooks[path.stem] = notebook
-        export_notebook(path)
         entry = entries.setdefault(path.stem, {"name": path.stem})
+        try:
+            export_notebook(path)
+        except Exception as exc:  # one page that cannot be rendered must not cost the report
+            entry["page_error"] = f"{type(exc).__name__}: {exc}"
         if "status" not in entry:
             entry["status"], entry["reason"] = notebook_status(notebook)
         if entry.get("seconds") is None and timings and path.name in timings:
