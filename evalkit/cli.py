@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     args.argv = argv
-    handled = (signal.SIGTERM, signal.SIGHUP)
+    handled = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
     previous = {s: signal.signal(s, _raise_terminated) for s in handled} \
         if threading.current_thread() is threading.main_thread() else {}
     try:

@@ -39,9 +39,15 @@ _MATHJAX_SKIP = ("localization", os.path.join("extensions", "a11y", "mathmaps"),
 
 
 def _mathjax_source() -> Path:
-    import jupyter_server_mathjax
+    """MathJax's folder in the jupyter-server-mathjax package, found without importing it (its ``__init__``
+    imports jupyter_server: seconds)."""
+    from importlib.util import find_spec
 
-    return Path(jupyter_server_mathjax.__file__).resolve().parent / "static"
+    spec = find_spec("jupyter_server_mathjax")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("jupyter-server-mathjax is not installed (make install installs it): the report "
+                                "pages need its MathJax to show formulas offline")
+    return Path(list(spec.submodule_search_locations)[0]).resolve() / "static"
 
 
 def copy_offline_assets(folder: str | os.PathLike) -> Path:

@@ -140,7 +140,8 @@ def _verdict_class(verdict: str) -> str:
 def _summary(entries: list[dict], claims: pd.DataFrame) -> str:
     counts = {s: sum(e["status"] == s for e in entries) for s in ("ok", "skipped", "failed")}
     parts = [f'<span class="count {s}">{n} {s}</span>' for s, n in counts.items() if n or s == "ok"]
-    out = [f'<div class="summary"><span class="count" style="background:#37474f">{len(entries)} notebooks</span>'
+    out = [f'<div class="summary"><span class="count" style="background:#37474f">{len(entries)} '
+           f'notebook{"s" if len(entries) != 1 else ""}</span>'
            + "".join(parts) + "</div>"]
     if counts["skipped"]:
         out.append('<p class="muted">Skipped is not a failure: the notebook found that the collection lacks what it '
@@ -148,6 +149,9 @@ def _summary(entries: list[dict], claims: pd.DataFrame) -> str:
     column = _verdict_column(claims)
     if column is not None and len(claims):
         verdicts = claims[column].str.strip().replace("", "no verdict").value_counts()
+        order = ["yes", "partly", "direction only", "no", "not comparable"]
+        verdicts = verdicts.sort_index(key=lambda index: [
+            (order.index(v.lower()) if v.lower() in order else len(order) + (v == "no verdict"), v) for v in index])
         cells = "".join(f'<span class="count {_verdict_class("" if v == "no verdict" else v)}">{n} {html.escape(v)}'
                         f"</span>" for v, n in verdicts.items())
         out.append(f'<div class="summary"><span class="count" style="background:#37474f">{len(claims)} '
