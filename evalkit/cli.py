@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         if threading.current_thread() is threading.main_thread() else {}
     try:
         return args.func(args)
-    except (TrecFormatError, ValueError, FileNotFoundError) as exc:
+    except (TrecFormatError, ValueError, OSError) as exc:  # bad input or a file the kit cannot read or write
         print(f"evalkit: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
