@@ -27,7 +27,7 @@ from traitlets import default
 
 from .html_safety import PANDAS_ESCAPE_CODE
 
-__all__ = ["default_kernel", "BatchKernelManager", "KERNEL_STARTUP", "stop_live_kernels"]
+__all__ = ["default_kernel", "BatchKernelManager", "KERNEL_STARTUP", "launch_options", "stop_live_kernels"]
 
 KERNEL_STARTUP = [f"--IPKernelApp.exec_lines={PANDAS_ESCAPE_CODE}"]
 _LIVE: "weakref.WeakSet[BatchKernelManager]" = weakref.WeakSet()
@@ -78,6 +78,20 @@ class BatchKernelManager(AsyncKernelManager):
     def kernel_pid(self) -> int | None:
         process = getattr(self.provisioner, "process", None) if self.provisioner is not None else None
         return getattr(process, "pid", None)
+
+
+def launch_options(kernel_name: str) -> dict:
+    """papermill/nbclient options for ``kernel_name``: IPC and the startup lines for an IPython kernel (the kit's
+    own, or any spec that runs ipykernel); nothing for other kernels, which may know neither."""
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    try:
+        argv = KernelSpecManager().get_kernel_spec(kernel_name).argv
+    except NoSuchKernel:
+        return {}  # papermill will say the kernel does not exist
+    if not any("ipykernel" in str(part) for part in argv):
+        return {}
+    return {"kernel_manager_class": BatchKernelManager, "extra_arguments": list(KERNEL_STARTUP)}
 
 
 def stop_live_kernels(grace_seconds: float = 3.0) -> None:

@@ -35,7 +35,8 @@ _TAG_ATTRIBUTES = {
 }
 _IMAGE_DATA = ("data:image/png;", "data:image/jpeg;", "data:image/gif;", "data:image/svg+xml;")
 
-PANDAS_ESCAPE_CODE = "import pandas as _pd; _pd.set_option('styler.format.escape', 'html'); del _pd"
+PANDAS_ESCAPE_CODE = ("try:\n    import pandas as _pd\n    _pd.set_option('styler.format.escape', 'html')\n"
+                      "    del _pd\nexcept ImportError:\n    pass\n")  # run at kernel start by the batch
 
 
 def escape_pandas_html() -> None:

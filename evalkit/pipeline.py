@@ -111,15 +111,15 @@ def run_notebook(source: Path, target: Path, dataset: str = "synthetic", fast: b
     """
     import papermill
 
-    from .batch_kernel import KERNEL_STARTUP, BatchKernelManager, default_kernel
+    from .batch_kernel import default_kernel, launch_options
 
     parameters = {"dataset": dataset, "fast": fast, **(extra_parameters or {})}
+    kernel = kernel or default_kernel()
     with _BatchEnvironment():
         papermill.execute_notebook(
-            str(source), str(target), parameters=parameters, kernel_name=kernel or default_kernel(),
+            str(source), str(target), parameters=parameters, kernel_name=kernel,
             language="python", cwd=str(Path(source).parent), progress_bar=False, log_output=False,
-            execution_timeout=cell_timeout or CELL_TIMEOUT_SECONDS[bool(fast)],
-            kernel_manager_class=BatchKernelManager, extra_arguments=list(KERNEL_STARTUP),
+            execution_timeout=cell_timeout or CELL_TIMEOUT_SECONDS[bool(fast)], **launch_options(kernel),
         )
     return Path(target)
 
