@@ -6,6 +6,8 @@
   encryption" warning is not printed once per notebook into the batch's progress output.
 * :data:`KERNEL_STARTUP` runs at kernel start (``--IPKernelApp.exec_lines``): pandas Styler tables escape their
   cells for HTML (:mod:`evalkit.html_safety`) in every notebook, whatever the notebook itself sets up.
+* :func:`kernel_log` sends what a kernel process writes outside the notebook (its own log lines, a trial
+  worker's traceback, a shutdown after a cell timed out) to a file instead of the batch's terminal.
 * :func:`stop_live_kernels` ends every kernel the batch started (and the trial workers they started: each
   kernel leads its own process group), for an interrupted batch.
 """
@@ -27,7 +29,8 @@ from traitlets import default
 
 from .html_safety import PANDAS_ESCAPE_CODE
 
-__all__ = ["default_kernel", "BatchKernelManager", "KERNEL_STARTUP", "launch_options", "stop_live_kernels"]
+__all__ = ["default_kernel", "BatchKernelManager", "KERNEL_STARTUP", "kernel_log", "launch_options",
+           "stop_live_kernels"]
 
 KERNEL_STARTUP = [f"--IPKernelApp.exec_lines={PANDAS_ESCAPE_CODE}"]
 _LIVE: "weakref.WeakSet[BatchKernelManager]" = weakref.WeakSet()
@@ -70,6 +73,18 @@ class BatchKernelManager(AsyncKernelManager):
         super().__init__(**kwargs)
         _LIVE.add(self)
 
+    async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
+        if _LOG["path"] is not None:
+            handle = open(_LOG["path"], "ab")  # the kernel process holds its own copy of the descriptor
+            try:
+                kw.setdefault("stdout", handle)
+                kw.setdefault("stderr", handle)
+                await super()._async_launch_kernel(kernel_cmd, **kw)
+            finally:
+                handle.close()
+        else:
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         await super()._async_cleanup_resources(restart=restart)
         if not restart and self._socket_dir:
@@ -78,6 +93,22 @@ class BatchKernelManager(AsyncKernelManager):
     def kernel_pid(self) -> int | None:
         process = getattr(self.provisioner, "process", None) if self.provisioner is not None else None
         return getattr(process, "pid", None)
+
+
+_LOG: dict = {"path": None}
+
+
+class kernel_log:
+    """``with kernel_log(path):`` kernels started inside write their process output to ``path`` (appended)."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __enter__(self):
+        self.previous, _LOG["path"] = _LOG["path"], self.path
+
+    def __exit__(self, *exc):
+        _LOG["path"] = self.previous
 
 
 def launch_options(kernel_name: str) -> dict:

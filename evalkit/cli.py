@@ -56,7 +56,7 @@ def _notebooks(args: argparse.Namespace) -> int:
     command = "evalkit " + " ".join(shlex.quote(a) for a in (args.argv or []))
     outcome = run_notebooks(dataset=args.dataset, fast=args.fast, out=args.out, only=args.notebooks or None,
                             kernel=args.kernel, parameters=parameters, notebooks=args.notebook_dir,
-                            command=command)
+                            cell_timeout=args.cell_timeout, command=command)
     print(outcome.summary())
     return 1 if outcome.failed else 0
 
@@ -88,7 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
     nb_commands = nb.add_subparsers(dest="action", required=True)
     run = nb_commands.add_parser("run")
     run.add_argument("notebooks", nargs="*", help="notebook names (default: all)")
-    run.add_argument("--dataset", default="synthetic")
+    run.add_argument("--dataset", default="synthetic",
+                     help="synthetic, trec8, or a collection folder (a relative path is from the current folder)")
     run.add_argument("--fast", action="store_true", help="small sizes and few trials (what the tests run)")
     run.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"), default=[],
                      help="a notebook parameter, read like papermill's -p (int, float, True/False/None, [list], "
@@ -101,6 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--notebooks", dest="notebook_dir", default=None, metavar="DIR",
                      help="the notebooks folder (default $EVALKIT_NOTEBOOKS, else the kit's notebooks/)")
     run.add_argument("--kernel", default=None, help="Jupyter kernel name (default: this Python)")
+    run.add_argument("--cell-timeout", type=int, default=None, metavar="SECONDS",
+                     help="time limit of each cell (default 3600, 300 with --fast)")
     run.set_defaults(func=_notebooks)
 
     rp = commands.add_parser("report", help="rebuild the HTML report of executed notebooks")

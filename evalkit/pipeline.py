@@ -39,7 +39,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .batch_outputs import Staging, check_target, output_label, resolve_target
-from .notebook_parameters import collect_parameters, notebook_parameters, route_parameters
+from .notebook_parameters import notebook_parameters, route_parameters
 from .report_page import BATCH_RECORD, write_report
 
 __all__ = ["NOTEBOOK_DIR", "NOTEBOOKS_ENV", "CELL_TIMEOUT_SECONDS", "notebook_dir", "notebook_paths",
@@ -50,6 +50,7 @@ NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS_ENV = "EVALKIT_NOTEBOOKS"
 CELL_TIMEOUT_SECONDS = {True: 300, False: 3600}  # per cell, fast mode / full runs
 _NAMED_DATASETS = ("synthetic", "trec8")
+KERNEL_LOG_SUFFIX = ".kernel.log"  # what a kernel process wrote outside its notebook, kept beside it if anything
 
 
 class BatchInterrupted(KeyboardInterrupt):
@@ -142,9 +143,12 @@ def _one_line(text: str, limit: int = 400) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def _classify(exc: BaseException) -> tuple[str, str]:
+def _classify(exc: BaseException, cell_limit: int) -> tuple[str, str]:
     from papermill.exceptions import PapermillExecutionError
 
+    if type(exc).__name__ == "CellTimeoutError":
+        return "failed", (f"CellTimeoutError: a cell ran longer than the {cell_limit} s limit and was stopped "
+                          "(--cell-timeout changes the limit)")
     if isinstance(exc, PapermillExecutionError):
         if exc.ename == "NeedsNotMet":
             return "skipped", _one_line(exc.evalue, 1000)
@@ -158,14 +162,16 @@ def _execute(source: Path, target: Path, dataset: str, fast: bool, kernel: str |
     """Run one notebook in a worker thread; this (main) thread stays free to take a signal, and on one it stops
     the kernel and re-raises. The outcome is a status, never an exception. ``tick()`` is called now and then
     while the notebook runs (the progress bar's clock)."""
-    from .batch_kernel import stop_live_kernels
+    from .batch_kernel import kernel_log, stop_live_kernels
 
     outcome: dict = {}
+    log = target.with_name(target.stem + KERNEL_LOG_SUFFIX)
 
     def work():
         try:
-            run_notebook(source, target, dataset=dataset, fast=fast, kernel=kernel, extra_parameters=applied,
-                         cell_timeout=cell_timeout)
+            with kernel_log(log):
+                run_notebook(source, target, dataset=dataset, fast=fast, kernel=kernel, extra_parameters=applied,
+                             cell_timeout=cell_timeout)
         except BaseException as exc:  # reported as the notebook's status
             outcome["error"] = exc
 
@@ -186,9 +192,12 @@ def _execute(source: Path, target: Path, dataset: str, fast: bool, kernel: str |
         thread.join(10)
         raise
     seconds = time.perf_counter() - started
-    status, reason = ("ok", "") if "error" not in outcome else _classify(outcome["error"])
+    limit = cell_timeout or CELL_TIMEOUT_SECONDS[bool(fast)]
+    status, reason = ("ok", "") if "error" not in outcome else _classify(outcome["error"], limit)
     if not target.exists():  # papermill stopped before writing anything: keep the notebook for the report
         shutil.copyfile(source, target)
+    if log.exists() and not log.stat().st_size:
+        log.unlink()
     return NotebookResult(source.stem, status, reason, round(seconds, 2), dict(applied), list(not_applicable), load)
 
 

@@ -205,7 +205,10 @@ def _card(entry: dict, figures: list[tuple[str, str]]) -> str:
     details = [f"time {_fmt_seconds(entry.get('seconds'))}" if entry.get("seconds") is not None else ""]
     if entry.get("load_before"):
         details.append(f"load average at its start {entry['load_before'][0]:.2f}")
-    details.append(f'<a href="{page}">page</a> &middot; <a href="{source}">.ipynb</a>')
+    links = f'<a href="{page}">page</a> &middot; <a href="{source}">.ipynb</a>'
+    if entry.get("kernel_log"):
+        links += f' &middot; <a href="{quote(entry["kernel_log"])}">kernel log</a>'
+    details.append(links)
     parts.append(f'<div class="muted">{" &middot; ".join(html.escape(d) if not d.startswith("<a") else d for d in details if d)}</div>')
     if entry.get("page_error"):
         parts.append(f'<p class="reason"><b>its page could not be rendered:</b> {html.escape(entry["page_error"])} '
@@ -298,6 +301,9 @@ def write_report(folder: str | os.PathLike, dataset: str = "", timings: dict | N
         if entry.get("seconds") is None and timings and path.name in timings:
             entry["seconds"] = timings[path.name]
         entry["title"] = _title(notebook, path.stem)
+        log = path.with_name(path.stem + ".kernel.log")
+        if log.is_file():
+            entry["kernel_log"] = log.name
         figures = []
         for number, (anchor, png) in enumerate(key_figures(notebook), start=1):
             relative = f"{_FIGURES}/{path.stem}-{number}.png"

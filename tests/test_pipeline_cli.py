@@ -226,6 +226,23 @@ def test_a_signal_stops_the_batch_cleans_up_and_keeps_the_previous_outputs(tmp_p
     assert not Path(f"/proc/{kernel}").exists(), "the kernel outlived the batch"
 
 
+def test_a_hung_cell_fails_its_notebook_at_the_time_limit_and_the_batch_goes_on(tmp_path):
+    write_notebook(tmp_path / "nbs" / "01_hangs.ipynb", "import time\ntime.sleep(600)")
+    write_notebook(tmp_path / "nbs" / "02_after.ipynb", "print('still here')")
+    write_collection(tmp_path / "coll")
+    started = time.monotonic()
+    result = run_cli("notebooks", "run", "--notebooks", tmp_path / "nbs", "--dataset", tmp_path / "coll",
+                     "--cell-timeout", "3", cwd=tmp_path)
+    assert result.returncode == 1 and time.monotonic() - started < 240
+    record = json.loads((tmp_path / "outputs" / "coll" / "batch.json").read_text())
+    statuses = {n["name"]: (n["status"], n["reason"]) for n in record["notebooks"]}
+    assert statuses["02_after"] == ("ok", "")
+    assert statuses["01_hangs"] == ("failed", "CellTimeoutError: a cell ran longer than the 3 s limit and was "
+                                              "stopped (--cell-timeout changes the limit)")
+    assert (tmp_path / "outputs" / "coll" / "01_hangs.ipynb").is_file()
+    assert "Traceback" not in result.stderr  # the kernel's complaints at shutdown go to its log, if any
+
+
 # -- bad input, before any notebook runs ----------------------------------------------------------------------------
 
 def test_a_bad_dataset_is_one_line_and_nothing_is_written(tmp_path):
