@@ -18,9 +18,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import stat
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -117,6 +119,34 @@ def clean_stale(parent: Path) -> list[Path]:
     return handled
 
 
+class _signals_held:
+    """Hold SIGINT, SIGTERM and SIGHUP until the block ends, then deliver the first that came to the handler that
+    was in place. (Python runs signal handlers in the main thread, so swapping handlers is enough; a signal mask
+    would not be, other threads being there to take the signal.)"""
+
+    _SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+
+    def __enter__(self):
+        self.arrived, self.previous = [], {}
+        if threading.current_thread() is threading.main_thread():
+            for signum in self._SIGNALS:
+                self.previous[signum] = signal.signal(signum, lambda number, frame: self.arrived.append(number))
+
+    def __exit__(self, *exc):
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)
+        if not self.arrived:
+            return
+        signum = self.arrived[0]
+        handler = self.previous[signum]
+        if callable(handler):
+            handler(signum, None)
+        elif handler == signal.SIG_DFL:
+            if signum == signal.SIGINT:
+                raise KeyboardInterrupt
+            os.kill(os.getpid(), signum)
+
+
 class Staging:
     """A staging folder beside ``target``: fill it, then :meth:`publish` swaps it in; :meth:`discard` removes it.
 
@@ -156,13 +186,19 @@ class Staging:
         os.umask(umask)
         os.chmod(self.path, (stat.S_IRWXU | stat.S_IRWXG | stat.S_IRWXO) & ~umask)  # mkdtemp made it 0700
         old = None
-        if self.target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.evalkit-old-{os.getpid()}-",
-                                        dir=self.target.parent))
-            os.rmdir(old)
-            self.target.rename(old)
-        self.path.rename(self.target)
-        self.published = True
+        with _signals_held():  # the two renames happen both or neither, whatever signal arrives meanwhile
+            if self.target.exists():
+                old = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.evalkit-old-{os.getpid()}-",
+                                            dir=self.target.parent))
+                os.rmdir(old)
+                self.target.rename(old)
+            try:
+                self.path.rename(self.target)
+            except OSError:
+                if old is not None:
+                    old.rename(self.target)
+                raise
+            self.published = True
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
         return self.target

@@ -334,9 +334,13 @@ def run_notebooks(dataset: str = "synthetic", fast: bool = False, out: str | os.
         finally:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
-        shown = f"{target} is as it was" if target.exists() else f"{target} was not created"
-        interrupted = BatchInterrupted(f"the batch stopped after {len(results)} of {len(paths)} notebooks; "
-                                       f"nothing was published and {shown}")
+        if staging.published:
+            detail = f"the signal came as the report was published: {target / 'index.html'} is complete"
+        else:
+            shown = f"{target} is as it was" if target.exists() else f"{target} was not created"
+            detail = (f"the batch stopped after {len(results)} of {len(paths)} notebooks; nothing was published "
+                      f"and {shown}")
+        interrupted = BatchInterrupted(detail)
         interrupted.signum = getattr(exc, "signum", signal.SIGINT)
         interrupted.signal_name = getattr(exc, "signal_name", "SIGINT")
         raise interrupted from None

@@ -227,3 +227,23 @@ def test_a_tqdm_widget_is_drawn_from_its_saved_state():
 def test_sanitizing_escapes_what_is_not_the_kits_markup(fragment, kept, gone):
     cleaned = sanitize_html(fragment)
     assert kept in cleaned and gone not in cleaned
+
+
+def test_a_signal_during_the_swap_arrives_after_it():
+    import signal
+
+    from evalkit.batch_outputs import _signals_held
+
+    order = []
+    previous = signal.signal(signal.SIGTERM, lambda number, frame: order.append(f"handler {number}"))
+    try:
+        with _signals_held():
+            os.kill(os.getpid(), signal.SIGTERM)
+            order.append("swap done")
+        with pytest.raises(KeyboardInterrupt):
+            with _signals_held():
+                os.kill(os.getpid(), signal.SIGINT)
+                order.append("second swap done")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert order == ["swap done", f"handler {int(signal.SIGTERM)}", "second swap done"]
