@@ -167,6 +167,27 @@ def _sanitize_outputs(notebook) -> None:
                 data["text/html"] = sanitize_html(data["text/html"])
 
 
+_PAPERMILL_BANNER = "papermill-error-cell-tag"
+
+
+def _calm_banners(notebook) -> None:
+    """A notebook skipped by a needs-check (:class:`evalkit.needs.NeedsNotMet`) did what it should: papermill's
+    red "An Exception was encountered" banners become one note with the reason."""
+    errors = [o for c in notebook.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    if not errors or errors[0].get("ename") != "NeedsNotMet":
+        return
+    reason = html.escape(str(errors[0].get("evalue", "")))
+    first = True
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown" and _PAPERMILL_BANNER in cell.get("metadata", {}).get("tags", []):
+            anchor = ' id="papermill-error-cell"' if "papermill-error-cell" in cell.source and not first else ""
+            cell.source = (f'<p{anchor} style="background:#fff8e1;border-left:4px solid #8d6e00;padding:.4em .8em">'
+                           f"<b>Skipped on this collection:</b> {reason} Nothing failed: the notebook checked what it "
+                           "needs before computing anything (the cell below).</p>"
+                           if first else f"<p{anchor}><i>The needs-check:</i></p>")
+            first = False
+
+
 def _exporter():
     from nbconvert import HTMLExporter
 
@@ -186,6 +207,7 @@ def export_notebook(notebook_path: str | os.PathLike, target: str | os.PathLike 
     target = Path(target) if target else notebook_path.with_suffix(".html")
     notebook = nbformat.read(str(notebook_path), as_version=4)
     _sanitize_outputs(notebook)
+    _calm_banners(notebook)
     _static_widgets(notebook)  # after sanitizing: it writes the kit's own markup, escaping what it takes from state
     body, _ = _exporter().from_notebook_node(notebook, resources={"metadata": {"name": notebook_path.stem}})
     _write_text_atomically(target, body)

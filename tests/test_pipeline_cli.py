@@ -128,6 +128,10 @@ def test_the_index_shows_each_status_reason_figure_and_the_run(batch):
     figures = re.findall(r'<a href="01_ok\.html#cell-id=[^"]+"><img src="(figures/01_ok-1\.png)"', page)
     assert figures and (out / figures[0]).read_bytes().startswith(b"\x89PNG")
     assert (out / "claims.csv").read_text().count("\n") == 2
+    skipped = (out / "03_skip.html").read_text()
+    assert "Skipped on this collection:</b> This notebook needs at least 2 judged runs" in skipped
+    assert "An Exception was encountered" not in skipped and "An Exception was encountered" in (
+        out / "02_fail.html").read_text()
 
 
 class _LiveTags(HTMLParser):
