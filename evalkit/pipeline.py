@@ -18,8 +18,10 @@ What a batch promises:
   outputs as they were. The kit replaces only folders it made (:mod:`evalkit.batch_outputs`).
 * **Parameters** (``-p NAME VALUE``, ``--params "NAME=VALUE ..."``) go to the notebooks that have them
   (:mod:`evalkit.notebook_parameters`).
-* Every cell has a time limit (:data:`CELL_TIMEOUT_SECONDS`), so a kernel that stops answering fails that notebook
-  instead of stalling the batch. Kernels talk over IPC (:mod:`evalkit.batch_kernel`).
+* Every cell has a time limit (:data:`CELL_TIMEOUT_SECONDS`, ``--cell-timeout``), so a kernel that stops
+  answering fails that notebook instead of stalling the batch. Kernels talk over IPC, and what a kernel process
+  writes outside its notebook goes to ``<notebook>.kernel.log`` beside it, not into the batch's progress output
+  (:mod:`evalkit.batch_kernel`).
 
 The notebooks folder is ``notebooks/`` beside the package, or ``$EVALKIT_NOTEBOOKS``, or ``--notebooks DIR``;
 default outputs go to ``outputs/`` beside that folder.
