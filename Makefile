@@ -3,6 +3,13 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 DATASET ?= synthetic
+# Notebook parameters for make reproduce, e.g. PARAMS="phase1_depth=5 k=3" (quote a value with spaces: name='a b')
+PARAMS ?=
+# FAST=1: small sizes and few trials; NOTEBOOKS="00_tour 03_soboroff2007_pooled_vs_sampled": only those
+FAST ?=
+NOTEBOOKS ?=
+# Extra options for jupyter lab, e.g. LAB_ARGS="--ip=0.0.0.0 --no-browser" in a container
+LAB_ARGS ?=
 STAMP  := $(VENV)/.installed
 
 .PHONY: install reproduce test lab bench clean
@@ -15,18 +22,24 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-## Execute every notebook on DATASET (synthetic, trec8 or a directory) and write outputs/<dataset>/index.html
+## Execute every notebook on DATASET (synthetic, trec8 or a directory) and write outputs/<dataset>/index.html.
+## Every notebook runs even if one fails; exits non-zero at the end if any failed (skipped ones are not failures).
+## DATASET and PARAMS reach evalkit through the environment, so quotes and spaces in them need no shell escaping.
+reproduce: export EVALKIT_MAKE_DATASET = $(DATASET)
+reproduce: export EVALKIT_MAKE_PARAMS = $(PARAMS)
 reproduce: install
-	$(BIN)/evalkit notebooks run --dataset $(DATASET)
+	$(BIN)/evalkit notebooks run --dataset "$$EVALKIT_MAKE_DATASET" --params "$$EVALKIT_MAKE_PARAMS" \
+		$(if $(FAST),--fast) $(NOTEBOOKS)
 
 ## Unit tests, trec_eval oracle comparisons, and every notebook executed by papermill in fast mode
 test: install
 	@$(BIN)/python -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
-## JupyterLab on the notebooks, widgets working
+## JupyterLab on the notebooks, widgets working. As root (uid 0, e.g. in a container) Jupyter refuses to start
+## without --allow-root: it is added here only then.
 lab: install
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 ## Benchmarks: ratios against peers measured in the same run (bench/README.md)
 bench: install

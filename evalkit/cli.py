@@ -5,8 +5,9 @@
     Sampled (5-column) qrels enable ``infAP``, ``infNDCG@k``, ``infP@k`` and ``infR`` (sample_eval.pl's measures).
 ``evalkit measures``
     the measure names the kit knows, with their sources.
-``evalkit notebooks run [--dataset D] [--fast] [--out DIR] [NOTEBOOK ...]``
-    execute the notebooks with papermill and write the HTML report (what ``make reproduce`` calls).
+``evalkit notebooks run [--dataset D] [--fast] [-p NAME VALUE ...] [--params "NAME=VALUE ..."] [--out DIR] [NOTEBOOK ...]``
+    execute the notebooks with papermill and write the offline HTML report (what ``make reproduce`` calls);
+    exits 1 if a notebook failed (a skipped notebook is not a failure), 2 on bad input, 130/143 if interrupted.
 ``evalkit report --out DIR``
     rebuild the HTML report from executed notebooks already in DIR.
 """
@@ -14,7 +15,9 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 
 from .io import TrecFormatError
 
@@ -44,17 +47,24 @@ def _measures(args: argparse.Namespace) -> int:
 
 
 def _notebooks(args: argparse.Namespace) -> int:
+    import shlex
+
+    from .notebook_parameters import collect_parameters
     from .pipeline import run_notebooks
 
-    run_notebooks(dataset=args.dataset, fast=args.fast, out=args.out, only=args.notebooks or None,
-                  kernel=args.kernel)
-    return 0
+    parameters = collect_parameters(args.parameter, args.params)
+    command = "evalkit " + " ".join(shlex.quote(a) for a in (args.argv or []))
+    outcome = run_notebooks(dataset=args.dataset, fast=args.fast, out=args.out, only=args.notebooks or None,
+                            kernel=args.kernel, parameters=parameters, notebooks=args.notebook_dir,
+                            cell_timeout=args.cell_timeout, command=command)
+    print(outcome.summary())
+    return 1 if outcome.failed else 0
 
 
 def _report(args: argparse.Namespace) -> int:
-    from .pipeline import write_report
+    from .report_page import write_report
 
-    path = write_report(args.out)
+    path = write_report(args.out, progress=True)
     print(path)
     return 0
 
@@ -78,10 +88,22 @@ def build_parser() -> argparse.ArgumentParser:
     nb_commands = nb.add_subparsers(dest="action", required=True)
     run = nb_commands.add_parser("run")
     run.add_argument("notebooks", nargs="*", help="notebook names (default: all)")
-    run.add_argument("--dataset", default="synthetic")
+    run.add_argument("--dataset", default="synthetic",
+                     help="synthetic, trec8, or a collection folder (a relative path is from the current folder)")
     run.add_argument("--fast", action="store_true", help="small sizes and few trials (what the tests run)")
-    run.add_argument("--out", default=None, help="output folder (default outputs/<dataset>)")
+    run.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"), default=[],
+                     help="a notebook parameter, read like papermill's -p (int, float, True/False/None, [list], "
+                          "else text); given to the notebooks that have it")
+    run.add_argument("--params", default="", metavar='"NAME=VALUE ..."',
+                     help="parameters as one string (what make reproduce PARAMS=... passes)")
+    run.add_argument("--out", default=None,
+                     help="output folder (default outputs/<dataset> beside the notebooks folder); an existing "
+                          "folder is replaced only if evalkit made it")
+    run.add_argument("--notebooks", dest="notebook_dir", default=None, metavar="DIR",
+                     help="the notebooks folder (default $EVALKIT_NOTEBOOKS, else the kit's notebooks/)")
     run.add_argument("--kernel", default=None, help="Jupyter kernel name (default: this Python)")
+    run.add_argument("--cell-timeout", type=int, default=None, metavar="SECONDS",
+                     help="time limit of each cell (default 3600, 300 with --fast)")
     run.set_defaults(func=_notebooks)
 
     rp = commands.add_parser("report", help="rebuild the HTML report of executed notebooks")
@@ -90,13 +112,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (or SIGHUP), raised like Ctrl-C so every ``finally`` (staging folders, kernels) runs."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum, self.signal_name = signum, signal.Signals(signum).name
+
+
+def _raise_terminated(signum, frame):
+    raise _Terminated(signum)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run a command; errors in the input are one line on stderr (exit 2), never a traceback."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
+    args.argv = argv
+    handled = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+    previous = {s: signal.signal(s, _raise_terminated) for s in handled} \
+        if threading.current_thread() is threading.main_thread() else {}
     try:
         return args.func(args)
-    except (TrecFormatError, ValueError, FileNotFoundError) as exc:
+    except (TrecFormatError, ValueError, OSError) as exc:  # bad input or a file the kit cannot read or write
         print(f"evalkit: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as exc:
+        signum = getattr(exc, "signum", signal.SIGINT)
+        name = getattr(exc, "signal_name", "SIGINT")
+        detail = str(exc) if str(exc) and str(exc) != name else "stopped"
+        print(f"evalkit: interrupted ({name}): {detail}", file=sys.stderr)
+        return 128 + int(signum)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 if __name__ == "__main__":

@@ -11,9 +11,18 @@
 ``metadata``                 a JSON-serializable dict about the collection as a whole (e.g. its pools: judged
                              depth and which rule decided the judged runs); persisted by the dataset cache.
 
-Grades looked up for a ranking use three negative codes besides the judged grades (>= 0):
-``UNSAMPLED`` (-1, in the qrels with a negative grade: pooled but not judged/sampled), ``UNJUDGED`` (-2, not in
-the qrels at all) and ``ABSENT`` (-3, past the end of the run).
+Grades are ``int32`` (``GRADE_DTYPE``). Judged grades are >= 0, as read from the qrels (up to 2**31 - 1); a
+negative qrels grade means "in the pool, not judged", whatever its value, as in trec_eval (``form_res_rels.c``
+maps every rel < 0 to RELVALUE_UNJUDGED) and sample_eval.pl (-1: pooled, not sampled). Grades looked up for a
+ranking (:meth:`JudgedSet.lookup`, :meth:`Collection.grades`) use three codes besides the judged grades:
+
+``UNSAMPLED``  -1            in the qrels with a negative grade (any negative grade of the file reads as this)
+``UNJUDGED``   -2**31 + 1    not in the qrels at all
+``ABSENT``     -2**31        past the end of the run
+
+``UNJUDGED`` and ``ABSENT`` lie below anything a qrels file can hold: :func:`evalkit.io.read_qrels` reads grades
+in ``GRADE_MIN..GRADE_MAX`` (-2147483646..2147483647) and refuses others by file, line and value, and
+:class:`JudgedSet` refuses grade arrays outside that range. Use the names, never the numbers.
 """
 
 from __future__ import annotations
@@ -27,13 +36,31 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .io import Qrels, Run, trec_eval_order
+from .io import GRADE_MAX, GRADE_MIN, STDIN_NAME, Qrels, Run, trec_eval_order
 
-__all__ = ["Collection", "JudgedSet", "UNSAMPLED", "UNJUDGED", "ABSENT", "sort_topics"]
+__all__ = ["Collection", "JudgedSet", "UNSAMPLED", "UNJUDGED", "ABSENT", "GRADE_DTYPE", "GRADE_MIN", "GRADE_MAX",
+           "as_grades", "sort_topics"]
 
+GRADE_DTYPE = np.int32
 UNSAMPLED = -1
-UNJUDGED = -2
-ABSENT = -3
+UNJUDGED = GRADE_MIN - 1
+ABSENT = GRADE_MIN - 2
+assert ABSENT == np.iinfo(GRADE_DTYPE).min
+
+
+def as_grades(grade, what: str = "grades") -> np.ndarray:
+    """``grade`` as a ``GRADE_DTYPE`` array, refusing values outside ``GRADE_MIN..GRADE_MAX`` (which would wrap or
+    collide with the codes ``UNJUDGED``/``ABSENT``) with a ValueError naming the first such value."""
+    grade = np.asarray(grade)
+    if grade.dtype == GRADE_DTYPE and not (grade < GRADE_MIN).any():
+        return grade
+    if grade.dtype.kind not in "iub" and len(grade):
+        if not np.array_equal(grade, np.round(grade)):
+            raise ValueError(f"{what} must be integers; found {grade[grade != np.round(grade)][0]!r}")
+    outside = (grade < GRADE_MIN) | (grade > GRADE_MAX)
+    if outside.any():
+        raise ValueError(f"{what}: {grade[outside][0]!r} is outside the supported range {GRADE_MIN}..{GRADE_MAX}")
+    return grade.astype(GRADE_DTYPE)
 
 
 def sort_topics(topics) -> np.ndarray:
@@ -49,16 +76,22 @@ def sort_topics(topics) -> np.ndarray:
 class JudgedSet:
     """Judgments aligned with a collection: parallel arrays sorted by (topic, doc).
 
-    ``grade`` < 0 means pooled but not judged (``UNSAMPLED`` in the sampled form); ``stratum`` is None for plain
-    qrels. ``n_topics`` and ``n_docs`` fix the key space ``topic * n_docs + doc``.
+    ``grade`` (``GRADE_DTYPE``, in ``GRADE_MIN..GRADE_MAX``) < 0 means pooled but not judged (``UNSAMPLED`` in
+    the sampled form); ``stratum`` is None for plain qrels. ``n_topics`` and ``n_docs`` fix the key space
+    ``topic * n_docs + doc``. Grades of another integer dtype are converted (and range-checked) on construction.
     """
 
     topic: np.ndarray  # int32
     doc: np.ndarray  # int32
-    grade: np.ndarray  # int16
+    grade: np.ndarray  # GRADE_DTYPE (int32)
     stratum: np.ndarray | None
     n_topics: int
     n_docs: int
+
+    def __post_init__(self):
+        grade = np.asarray(self.grade)
+        if grade.dtype != GRADE_DTYPE or (len(grade) and grade.min() < GRADE_MIN):  # a code is no grade
+            object.__setattr__(self, "grade", as_grades(grade, "JudgedSet grades"))
 
     def __len__(self) -> int:
         return len(self.doc)
@@ -71,13 +104,20 @@ class JudgedSet:
     def keys(self) -> np.ndarray:
         return self.topic.astype(np.int64) * self.n_docs + self.doc
 
+    @cached_property
+    def coded_grade(self) -> np.ndarray:
+        """``grade`` with every negative grade as ``UNSAMPLED``: what :meth:`lookup` reports for a document in the
+        qrels (trec_eval reads every rel < 0 alike)."""
+        return np.maximum(self.grade, GRADE_DTYPE(UNSAMPLED))
+
     def lookup(self, topic_index: np.ndarray, doc: np.ndarray) -> np.ndarray:
-        """Grade of each (topic, doc) pair; ``UNJUDGED`` where absent, ``ABSENT`` where doc < 0."""
+        """``GRADE_DTYPE`` grade of each (topic, doc) pair: the judged grade (>= 0), ``UNSAMPLED`` for a negative
+        qrels grade, ``UNJUDGED`` where not in the qrels, ``ABSENT`` where doc < 0."""
         keys = topic_index.astype(np.int64) * self.n_docs + doc
         pos = np.searchsorted(self.keys, keys)
         pos_clipped = np.minimum(pos, max(len(self.keys) - 1, 0))
         found = (pos < len(self.keys)) & (self.keys[pos_clipped] == keys) if len(self.keys) else np.zeros(keys.shape, bool)
-        out = np.where(found, self.grade[pos_clipped] if len(self.keys) else UNJUDGED, UNJUDGED).astype(np.int16)
+        out = np.where(found, self.coded_grade[pos_clipped] if len(self.keys) else UNJUDGED, UNJUDGED).astype(GRADE_DTYPE)
         out[doc < 0] = ABSENT
         return out
 
@@ -143,7 +183,7 @@ class JudgedSet:
         return cls(
             topic=topic,
             doc=doc,
-            grade=np.asarray(grade, np.int16)[order],
+            grade=as_grades(grade)[order],
             stratum=None if stratum is None else np.asarray(stratum, np.int32)[order],
             n_topics=int(n_topics),
             n_docs=int(n_docs),
@@ -208,10 +248,10 @@ class Collection:
 
     # ---------------------------------------------------------- lookups
     def grades(self, qrels: JudgedSet | None = None, depth: int | None = None) -> np.ndarray:
-        """(S, T, D) int16 grade of each retrieved document under ``qrels`` (default: the collection's).
+        """(S, T, D) ``GRADE_DTYPE`` grade of each retrieved document under ``qrels`` (default: the collection's).
 
-        Judged grades are >= 0; ``UNSAMPLED`` (-1) pooled but unjudged, ``UNJUDGED`` (-2) not in the qrels,
-        ``ABSENT`` (-3) past the end of the run. ``depth`` truncates the rankings first.
+        Judged grades are >= 0; ``UNSAMPLED`` pooled but unjudged (any negative qrels grade), ``UNJUDGED`` not in
+        the qrels, ``ABSENT`` past the end of the run. ``depth`` truncates the rankings first.
         """
         qrels = self.qrels if qrels is None else qrels
         docs = self.docs if depth is None else self.docs[:, :, :depth]
@@ -356,9 +396,7 @@ class Collection:
         if not runs:
             raise ValueError("a collection needs at least one run")
         names = [r.name for r in runs]
-        duplicated = pd.Index(names)[pd.Index(names).duplicated()]
-        if len(duplicated):
-            raise ValueError(f"run names must be unique; repeated: {sorted(set(duplicated))}")
+        _check_unique_names(runs)
         topics = sort_topics(qrels.topic)
         topic_lookup = pd.Index(topics)
 
@@ -416,6 +454,22 @@ class Collection:
         )
 
 
+def _describe(run: Run, index: int) -> str:
+    return run.source if run.source is not None else f"run #{index + 1} (not read from a file)"
+
+
+def _check_unique_names(runs: list[Run]) -> None:
+    """Two runs with one name cannot be told apart: name both files and the name, and say how to fix it."""
+    first_of: dict[str, int] = {}
+    for i, run in enumerate(runs):
+        j = first_of.setdefault(run.name, i)
+        if j != i:
+            raise ValueError(
+                f"{_describe(runs[j], j)} and {_describe(run, i)} both name their run {run.name!r} (the tag column): "
+                "run names must be unique; change one tag, or give names explicitly (read_run(path, name=...))"
+            )
+
+
 def _check_duplicates(runs: list[Run], docs: np.ndarray, topics: np.ndarray) -> None:
     """A document twice in one ranking is an error: found on the dense arrays (sort each row), then the file is
     re-read line by line so the error names the line."""
@@ -425,19 +479,22 @@ def _check_duplicates(runs: list[Run], docs: np.ndarray, topics: np.ndarray) -> 
         return
     s, t = np.argwhere(repeated)[0]
     run = runs[s]
-    if run.source is not None:
+    if run.source is not None and run.source != STDIN_NAME:
         from .io import explain_run_error
 
         explain_run_error(run.source)  # raises with the line
-    raise ValueError(f"run {run.name!r}: a document appears twice in topic {topics[t]}")
+    where = run.source if run.source is not None else f"run {run.name!r}"
+    raise ValueError(f"{where}: a document appears twice in topic {topics[t]} (run {run.name!r})")
 
 
 def _to_arrow(column) -> pa.Array:
+    """A string column as one ``pa.string()`` array, whatever it came as (numpy, pandas 3's arrow-backed strings
+    and pyarrow's large_string or string_view all end up the same type, so they can be concatenated)."""
     if isinstance(column, pa.ChunkedArray):
-        return column.combine_chunks()
-    if isinstance(column, pa.Array):
-        return column
-    return pa.array(np.asarray(column, dtype=object), pa.string())
+        column = column.combine_chunks()
+    if not isinstance(column, pa.Array):
+        column = pa.array(np.asarray(column, dtype=object), pa.string())
+    return column if column.type == pa.string() else column.cast(pa.string())
 
 
 def _small_codes(column, lookup: pd.Index) -> np.ndarray:

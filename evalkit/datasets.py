@@ -5,9 +5,11 @@
 >>> collection = evalkit.load_dataset("/path/to/my/collection")
 
 A directory dataset holds ``runs/`` (run files, plain or .gz), one qrels file (``qrels*``), and optionally
-``runs_table.tsv`` (columns ``run group track type pool_priority``). Loaded collections are cached (numpy ``.npy``
-files under ``$EVALKIT_CACHE``, default ``~/.cache/evalkit``), keyed by the files' names, sizes and modification
-times, so a second load is near instant and an edited file is re-read.
+``runs_table.tsv`` (tab-separated, a header line with a ``run`` column; ``group track type pool_priority`` are
+read when present; see :func:`evalkit.io.read_runs_table`). Loaded collections are cached under
+``$EVALKIT_CACHE`` (default ``~/.cache/evalkit``) by :mod:`evalkit.cache`: keyed by the files' *content*, and
+checked against a checksum on every load, so a second load is near instant, an edited file is re-read and a
+damaged cache is rebuilt.
 
 Which runs contributed to the pools, and how deep the pools were judged, is not in TREC's files. A reviewer can
 say so in the dataset folder (a ``judged`` column in ``runs_table.tsv``; ``collection.json`` or
@@ -21,8 +23,6 @@ documents judged on its worst topic, so the rule is not sensitive to the exact t
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Iterable
 
 import numpy as np
-import pandas as pd
 
-from .collection import ABSENT, UNSAMPLED, Collection, JudgedSet
-from .io import Run, parse_run, read_qrels
+from .cache import cache_path, load_cached, save_cached
+from .collection import ABSENT, UNSAMPLED, Collection
+from .io import Run, parse_run, read_qrels, read_runs_table
 from .pool_metadata import COLLECTION_FILES, describe, read_collection_file, read_judged_column, resolve_pool_metadata
 
 __all__ = [
@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 JUDGED_DEPTH = 100
-_CACHE_VERSION = 4  # 4: pool metadata (judged runs and depth) in Collection.metadata
+_POOL_METADATA_VERSION = 1  # in the cache key: collections cached before the pool metadata are rebuilt
 _HERE = Path(__file__).resolve().parent
 
 
@@ -66,10 +66,6 @@ def data_root() -> Path | None:
         if candidate.is_dir():
             return candidate
     return None
-
-
-def _cache_dir() -> Path:
-    return Path(os.environ.get("EVALKIT_CACHE", Path.home() / ".cache" / "evalkit")).expanduser()
 
 
 def read_runs(paths: Iterable[os.PathLike | str], n_threads: int | None = None) -> list[Run]:
@@ -92,59 +88,6 @@ def derive_judged_runs(collection: Collection, depth: int = JUDGED_DEPTH) -> np.
     grades = collection.default_grades[:, :, :depth]
     judged_or_absent = (grades >= 0) | (grades == ABSENT) | (grades == UNSAMPLED)
     return judged_or_absent.all(axis=(1, 2))
-
-
-def _fingerprint(files: list[Path], extra: dict) -> str:
-    digest = hashlib.sha256(json.dumps({"version": _CACHE_VERSION, **extra}, sort_keys=True).encode())
-    for f in files:
-        stat = f.stat()
-        digest.update(f"{f.resolve()}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
-    return digest.hexdigest()[:24]
-
-
-def _save_cache(collection: Collection, where: Path) -> None:
-    tmp = where.with_name(where.name + f".tmp{os.getpid()}")
-    tmp.mkdir(parents=True, exist_ok=True)
-    q = collection.qrels
-    arrays = {
-        "docs": collection.docs, "scores": collection.scores, "q_topic": q.topic, "q_doc": q.doc, "q_grade": q.grade,
-        "vocabulary": collection.vocabulary.astype(str).astype(np.bytes_),
-        "topics": collection.topics.astype(str), "run_names": collection.run_names.astype(str),
-    }
-    if q.stratum is not None:
-        arrays["q_stratum"] = q.stratum
-    for key, value in arrays.items():
-        np.save(tmp / f"{key}.npy", value, allow_pickle=False)
-    collection.runs_info.to_csv(tmp / "runs_info.csv")
-    (tmp / "meta.json").write_text(json.dumps({"name": collection.name, "n_topics": q.n_topics, "n_docs": q.n_docs,
-                                              "metadata": collection.metadata}))
-    try:
-        tmp.rename(where)
-    except OSError:  # another process cached it first
-        import shutil
-
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _load_cache(where: Path) -> Collection | None:
-    if not (where / "meta.json").is_file():
-        return None
-    meta = json.loads((where / "meta.json").read_text())
-    load = lambda key: np.load(where / f"{key}.npy", allow_pickle=False)  # noqa: E731
-    stratum = load("q_stratum") if (where / "q_stratum.npy").is_file() else None
-    qrels = JudgedSet(load("q_topic"), load("q_doc"), load("q_grade"), stratum, meta["n_topics"], meta["n_docs"])
-    info = pd.read_csv(where / "runs_info.csv", index_col="run", dtype={"run": str, "group": str})
-    return Collection(
-        name=meta["name"],
-        topics=load("topics").astype(object),
-        run_names=load("run_names").astype(object),
-        vocabulary=np.char.decode(load("vocabulary"), "utf-8").astype(object),
-        docs=load("docs"),
-        scores=load("scores"),
-        qrels=qrels,
-        runs_info=info,
-        metadata=meta.get("metadata", {}),
-    )
 
 
 def _run_files(runs_dir: Path) -> list[Path]:
@@ -180,32 +123,24 @@ def load_directory(directory: os.PathLike | str, name: str | None = None, cache:
     files = run_files + [qrels_file] + ([table_file] if table_file.is_file() else []) + metadata_files
     shown = name or given.name or directory.name  # an explicit name, else collection.json's, else the folder's
     name = name or directory.name
-    where = _cache_dir() / f"{name}-{_fingerprint(files, {'name': shown})}"
     if cache:
-        cached = _load_cache(where)
+        where = cache_path(name, files, directory, {"shown": shown, "pool_metadata": _POOL_METADATA_VERSION})
+        cached = load_cached(where)
         if cached is not None:
             return cached
     runs = read_runs(run_files)
     qrels = read_qrels(qrels_file)
-    runs_info = None
+    runs_info = read_runs_table(table_file) if table_file.is_file() else None
     table_judged = None
-    if table_file.is_file():
-        runs_info = pd.read_csv(table_file, sep="\t", dtype=str).set_index("run")
-        runs_info.index.name = "run"
-        if "pool_priority" in runs_info:
-            runs_info["pool_priority"] = pd.to_numeric(runs_info["pool_priority"], errors="coerce")
-        if "judged" in runs_info:
-            runs_info = runs_info.drop(columns="judged")
-            table_judged = read_judged_column(table_file)
+    if runs_info is not None and "judged" in runs_info:
+        runs_info = runs_info.drop(columns="judged")
+        table_judged = read_judged_column(table_file)  # yes/no, strictly, errors naming file and line
     collection = Collection.from_runs(runs, qrels, name=shown, runs_info=runs_info)
     judged, metadata = resolve_pool_metadata(collection, given, table_judged, table_file)
     collection.runs_info["judged"] = judged
     collection.metadata.update(metadata)
     if cache:
-        try:
-            _save_cache(collection, where)
-        except OSError:
-            pass  # a read-only cache is not an error
+        save_cached(collection, where)  # warns (one line) if it cannot
     return collection
 
 

@@ -1,41 +1,72 @@
-"""Reading and writing TREC runs and qrels, strictly.
+"""Reading and writing TREC runs and qrels, strictly: read as trec_eval 10.0 reads them, or refused by name.
 
 Formats
 -------
-run             ``topic Q0 docno rank score tag`` (any whitespace, plain or gzip). Each topic is put in
-                trec_eval's order: score descending, ties broken by docno descending (``strcmp``); the rank
-                column is read but ignored, as trec_eval ignores it.
-qrels           ``topic iter docno rel`` (graded; a negative grade means "in the pool, not judged").
+run             ``topic Q0 docno rank score tag`` (plain or gzip; ``-`` = standard input). Each topic is put in
+                trec_eval's order: score descending, ties broken by docno descending (``strcmp``); the Q0 and rank
+                fields are not read at all, as trec_eval skips them. Fields after the tag are ignored (trec_eval
+                ignores them too).
+qrels           ``topic iter docno rel`` (graded; a negative grade means "in the pool, not judged", whatever its
+                value: trec_eval's ``form_res_rels.c`` reads every rel < 0 alike).
 sampled qrels   ``topic iter docno stratum rel`` as NIST's ``sample_eval.pl`` reads it: ``rel = -1`` marks a
                 document that was in the pool (it has a stratum) but was not drawn into the judged sample.
+runs table      ``runs_table.tsv``: see :func:`read_runs_table`.
+
+Lines and fields (both file kinds, and the same in the fast and the general path)
+    Fields are separated by any run of C ``isspace`` blanks (space, tab, \\v, \\f); leading and trailing blanks
+    and blank lines are ignored; lines end with \\n or \\r\\n. A line whose first field starts with ``#`` is a
+    comment (trec_eval 10.0). A UTF-8 byte-order mark at the start of a file is dropped. Text must be UTF-8.
+
+Numbers (trec_eval reads the score with C ``atof`` and the grade with ``atol``: the longest valid prefix, the rest
+ignored, garbage read as 0). The kit reads a field only when the *whole* field is a number, so it never reads a
+number differently from trec_eval; anything else is refused, the message saying what trec_eval would have read:
+
+score           a finite decimal number (``+1``, ``-0``, ``.5``, ``1.5e3``; exactly as strtod rounds it). Refused:
+                ``1_0`` (atof: 1), ``0x10`` (atof: 16), ``nan``, ``inf``, ``1e400`` (not finite), ``abc`` (atof: 0).
+rel (grade)     a decimal integer (``+1``, ``-0``, ``0001``) in ``GRADE_MIN..GRADE_MAX`` = -2147483646..2147483647
+                (int32; the two values below are the kit's internal codes, see :mod:`evalkit.collection`). Refused:
+                ``1_0``, ``1.0``, ``1e3`` (atol: 1), anything beyond the range (trec_eval's C long would hold it, but
+                it also allocates ``max_rel + 1`` counters, so such grades are impractical there as well).
+stratum         a decimal integer in 0..2147483647.
+
+Where trec_eval 9.0.8 and 10.0 differ (the kit follows 10.0): 9.0.8 has no comment lines (a ``#`` line is data, or
+"malformed"); 10.0 reads ``-`` as standard input for the results file; 10.0 orders tied scores in double
+precision (see :func:`trec_eval_order`). Where the kit differs from both: blank lines in qrels are skipped
+(trec_eval calls them malformed); a qrels comment may be indented and may follow another comment (10.0 takes only
+an unindented ``#`` line, and reads the second of two consecutive comment lines as data); NUL bytes, a carriage
+return inside a line (trec_eval reads it as a blank) and text that is not UTF-8 are refused.
 
 Errors
 ------
-Every problem with an input file raises :class:`TrecFormatError` naming the file, the line (1-based) and what is
-wrong; nothing is returned half-loaded. Writers write to a temporary file beside the target and rename it, so an
-output is written whole or not at all.
+Every problem with an input file raises :class:`TrecFormatError` naming the file (``<stdin>`` for standard input),
+the line (1-based) and what is wrong; nothing is returned half-loaded. Writers write to a temporary file beside the
+target and rename it, so an output is written whole or not at all.
 
-The fast path hands the decompressed bytes to pandas' C tokenizer; whenever that path sees anything unusual
-(a count mismatch, an empty field, a conversion error) the file is re-read by a line-by-line parser that finds
-the first offending line and reports it.
+The fast path hands the decompressed bytes to pyarrow's CSV reader on one delimiter sniffed from the first line;
+any other layout (runs of blanks, mixed tabs, padded fields, blank or comment lines, extra fields) goes through
+pyarrow's string kernels (lines trimmed and split on the C blanks), which also find the first malformed line. Both
+give the same fields and the same numbers (tested), and neither loops over lines in Python.
 """
 
 from __future__ import annotations
 
-import csv
 import gzip
-import io as _io
 import os
+import re
+import sys
 import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
+
+if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: reading files does not need it
+    import pandas as pd
 
 __all__ = [
     "TrecFormatError",
@@ -46,6 +77,7 @@ __all__ = [
     "explain_run_error",
     "trec_eval_order",
     "read_qrels",
+    "read_runs_table",
     "write_run",
     "write_qrels",
     "atomic_write",
@@ -135,12 +167,14 @@ class Run:
         d_rank = _dictionary_ranks(d.dictionary)[d.indices.to_numpy()]
         order = trec_eval_order(t_rank, self.score, d_rank)
         if order is None:
-            return Run(self.name, topic, docno, self.score, True)
+            return Run(self.name, topic, docno, self.score, True, self.source)
         taker = pa.array(order)
-        return Run(self.name, topic.take(taker), docno.take(taker), self.score[order], True)
+        return Run(self.name, topic.take(taker), docno.take(taker), self.score[order], True, self.source)
 
     def to_frame(self) -> pd.DataFrame:
         """The run as a DataFrame (trec_eval order) with trec_eval's 1-based rank within each topic."""
+        import pandas as pd
+
         run = self.in_trec_eval_order()
         frame = pd.DataFrame({"topic": np.asarray(run.topic, dtype=object), "docno": np.asarray(run.docno, dtype=object),
                               "score": run.score})
@@ -182,6 +216,8 @@ class Qrels:
         return np.unique(self.topic)
 
     def to_frame(self) -> pd.DataFrame:
+        import pandas as pd
+
         frame = pd.DataFrame({"topic": self.topic, "docno": self.docno, "grade": self.grade})
         if self.stratum is not None:
             frame.insert(2, "stratum", self.stratum)
@@ -210,135 +246,300 @@ try:  # Intel's ISA-L inflates about twice as fast as zlib; same format, same er
 except ImportError:  # pragma: no cover - isal is a dependency, but the kit still works without it
     _gzip, _inflate_error = gzip, zlib.error
 
+STDIN = "-"
+"""The path that means standard input (as trec_eval's ``-`` for the results file); errors then name ``<stdin>``."""
+STDIN_NAME = "<stdin>"
+_BOM = b"\xef\xbb\xbf"
+_stdin_read = False
 
-def _read_bytes(path: Path) -> bytes:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise TrecFormatError(path, None, f"cannot read file: {exc.strerror or exc}") from None
-    if raw[:2] == b"\x1f\x8b" or path.suffix == ".gz":
+
+def _source_name(path: os.PathLike | str) -> str:
+    return STDIN_NAME if str(path) == STDIN else str(path)
+
+
+def _read_bytes(path: os.PathLike | str) -> bytes:
+    """The file's bytes: decompressed when gzip (by magic number or ``.gz``), a UTF-8 byte-order mark at the
+    start dropped; ``-`` reads standard input (once)."""
+    global _stdin_read
+    name = _source_name(path)
+    if str(path) == STDIN:
+        if _stdin_read:
+            raise TrecFormatError(name, None, "standard input was already read: only one input can be '-'")
+        _stdin_read = True
+        raw = sys.stdin.buffer.read()
+        suffix = ""
+    else:
+        try:
+            raw = Path(path).read_bytes()
+        except OSError as exc:
+            raise TrecFormatError(name, None, f"cannot read file: {exc.strerror or exc}") from None
+        suffix = Path(path).suffix
+    if raw[:2] == b"\x1f\x8b" or suffix == ".gz":
         try:
             raw = _gzip.decompress(raw)
         except (OSError, EOFError, zlib.error, _inflate_error) as exc:
-            raise TrecFormatError(path, None, f"unreadable gzip data: {exc}") from None
-    if not raw.strip():
-        raise TrecFormatError(path, None, "empty file: no lines to read")
+            raise TrecFormatError(name, None, f"unreadable gzip data: {exc}") from None
+    if raw.startswith(_BOM):
+        raw = raw[len(_BOM):]
+    if not raw or raw.isspace():
+        raise TrecFormatError(name, None, "empty file: no lines to read")
     return raw
+
+
+def _line_at(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+def _check_bytes(name: str, data: bytes) -> None:
+    """Refuse what trec_eval cannot read or reads differently from any reasonable intent: NUL bytes (trec_eval
+    stops at them), a carriage return that ends no line (old Mac line ends: trec_eval would read the whole file
+    as one line), and text that is not UTF-8."""
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise TrecFormatError(name, _line_at(data, nul), "NUL byte in the line (binary data, not a TREC text file)")
+    cr = data.find(b"\r")
+    while cr >= 0:
+        if data[cr + 1: cr + 2] != b"\n":
+            raise TrecFormatError(name, _line_at(data, cr), "carriage return inside a line (old Mac line ends?): "
+                                                            "lines must end with \\n or \\r\\n")
+        cr = data.find(b"\r", cr + 1)
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise TrecFormatError(name, _line_at(data, exc.start),
+                                  f"not valid UTF-8 (byte {data[exc.start:exc.start + 1]!r})") from None
 
 
 def _count_lines(data: bytes) -> int:
     return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
 
 
-def _fields(data: bytes):
-    """Yield (line number, fields) for each non-blank line; the slow, exact path."""
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        fields = line.split()
-        if fields:
-            yield number, fields
+# --------------------------------------------------------------------------------------------- fields
+#
+# Lines are split into fields as trec_eval splits them: on C ``isspace`` (space, tab, \v, \f; \r before \n),
+# any number of them, leading and trailing ones ignored. A line whose first field starts with ``#`` is a comment
+# (trec_eval 10.0; 9.x has no comments). Two paths give the same fields: a fast one (pyarrow's CSV reader on a
+# single delimiter sniffed from the first line) for regular files, and pyarrow's string kernels (trim, split on
+# ASCII blanks) for any other layout (runs of blanks, mixed tabs, padded fields, blank lines, comments, extra
+# columns).
+
+@dataclass
+class _Fields:
+    """String columns (pa.string) of the data lines and the 1-based line number of each row (None: row + 1)."""
+
+    columns: list
+    lines: np.ndarray | None
+
+    def line(self, row: int) -> int:
+        return int(row) + 1 if self.lines is None else int(self.lines[row])
+
+    def __len__(self) -> int:
+        return len(self.columns[0]) if self.columns else 0  # the topic column is always read
 
 
-def _decode(path: Path, number: int, token: bytes) -> str:
-    try:
-        return token.decode("utf-8")
-    except UnicodeDecodeError:
-        raise TrecFormatError(path, number, f"field {token!r} is not valid UTF-8") from None
-
-
-# ------------------------------------------------------------------------------------------------- runs
-
-
-_RUN_COLUMNS = ["topic", "q0", "docno", "rank", "score", "tag"]
-
-
-def _parse_run_exact(path: Path, data: bytes) -> pd.DataFrame:
-    """Line-by-line run parser: the first bad line raises, naming it."""
-    topics, docnos, scores, tags = [], [], [], []
-    seen: dict[str, dict[str, int]] = {}
-    for number, fields in _fields(data):
-        if len(fields) != 6:
-            raise TrecFormatError(
-                path, number, f"expected 6 columns (topic Q0 docno rank score tag), found {len(fields)}"
-            )
-        topic, docno = _decode(path, number, fields[0]), _decode(path, number, fields[2])
-        try:
-            score = float(fields[4])
-        except ValueError:
-            raise TrecFormatError(path, number, f"score {fields[4].decode(errors='replace')!r} is not a number") from None
-        if not np.isfinite(score):
-            raise TrecFormatError(path, number, f"score {fields[4].decode(errors='replace')!r} is not finite")
-        first = seen.setdefault(topic, {}).setdefault(docno, number)
-        if first != number:
-            raise TrecFormatError(path, number, f"duplicate docno {docno!r} in topic {topic} (first on line {first})")
-        topics.append(topic)
-        docnos.append(docno)
-        scores.append(score)
-        tags.append(_decode(path, number, fields[5]))
-    return pd.DataFrame({"topic": topics, "docno": docnos, "score": np.asarray(scores, np.float64), "tag": tags})
-
-
-def _parse_run_arrow(data: bytes):
-    """pyarrow's multithreaded CSV reader on a single-character delimiter sniffed from the first line.
-
-    Returns a pyarrow Table (topic, docno, score, tag) or None when the file does not fit that shape (mixed
-    whitespace, a bad line...): the slower parsers then take over and name the problem.
-    """
-    first = data[: data.find(b"\n")] if b"\n" in data else data
-    has_tab, has_space = b"\t" in first, b" " in first
-    if has_tab == has_space:
-        return None
+def _read_delimited(data: bytes, delimiter: str, n_columns: int, floats: tuple[int, ...] = ()) -> list | None:
+    """pyarrow's CSV reader: column i a ``pa.string`` array (``pa.float64`` for i in ``floats``, parsed as
+    :func:`pyarrow.compute.cast` parses strings); None if a line has another number of fields or a float column
+    does not parse."""
+    names = [f"f{i}" for i in range(n_columns)]
     try:
         table = pacsv.read_csv(
             pa.py_buffer(data),
-            read_options=pacsv.ReadOptions(column_names=_RUN_COLUMNS, use_threads=False, block_size=1 << 28),
-            parse_options=pacsv.ParseOptions(delimiter="\t" if has_tab else " ", quote_char=False,
-                                             double_quote=False, ignore_empty_lines=True),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 28),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
+                                             escape_char=False, ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(
-                column_types={"topic": pa.string(), "q0": pa.string(), "docno": pa.string(), "rank": pa.string(),
-                              "score": pa.float64(), "tag": pa.string()},
-                include_columns=["topic", "docno", "score", "tag"],
+                column_types={n: pa.float64() if i in floats else pa.string() for i, n in enumerate(names)},
                 strings_can_be_null=False, quoted_strings_can_be_null=False,
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    table = table.combine_chunks()
-    if table.num_rows != _count_lines(data):
+    columns = [table[n].combine_chunks() for n in names]
+    return [column if i in floats else column.cast(pa.string()) for i, column in enumerate(columns)]
+
+
+def _fast_fields(data: bytes, widths: tuple[int, ...], floats: tuple[int, ...] = ()) -> _Fields | None:
+    """Fields of a regular file: one delimiter (tab or space, sniffed from the first line), the same number of
+    non-empty fields (one of ``widths``) on every line, no blank or comment line; float columns finite. None
+    otherwise (the general path then reads the file and names what is wrong)."""
+    first = data[: data.find(b"\n")] if b"\n" in data else data
+    first = first.removesuffix(b"\r")
+    has_tab, has_space = b"\t" in first, b" " in first
+    n_columns = len(first.split())
+    if has_tab == has_space or n_columns not in widths:
         return None
-    for column in ("topic", "docno", "tag"):  # an empty field: two delimiters in a row, or one at a line's end
-        if pc.min(pc.binary_length(table[column])).as_py() == 0:
+    delimiter = b"\t" if has_tab else b" "
+    other_blank = b" " if has_tab else b"\t"
+    if other_blank in data or b"\x0b" in data or b"\x0c" in data:
+        return None  # blanks of another kind inside fields
+    columns = _read_delimited(data, delimiter.decode(), n_columns, floats)
+    if columns is None or len(columns[0]) != _count_lines(data):
+        return None  # another number of fields on some line, or blank lines
+    for i, column in enumerate(columns):  # an empty field: a doubled delimiter, or one at a line's start or end
+        if i not in floats and len(column) and pc.min(pc.binary_length(column)).as_py() == 0:
             return None
-    if table["score"].null_count or not np.isfinite(table["score"].to_numpy()).all():
-        return None
-    return table
+    if b"#" in data and pc.any(pc.starts_with(columns[0], "#")).as_py():
+        return None  # comment lines
+    for i in floats:
+        if columns[i].null_count or not np.isfinite(columns[i].to_numpy(zero_copy_only=False)).all():
+            return None
+    return _Fields(columns, None)
 
 
-def _parse_run_pandas(data: bytes):
-    """pandas' C tokenizer on any whitespace; None when anything looks off."""
+def _canonical_fields(name: str, data: bytes, widths: tuple[int, ...], keep: int, what: str,
+                      uniform: bool = False) -> _Fields:
+    """Fields of any layout, by pyarrow's string kernels: lines cut at \\n, trimmed and split on ASCII blanks (the
+    same six bytes as C ``isspace``); blank lines and comment lines dropped, fields past ``keep`` dropped. Every
+    data line must have a field count in ``widths`` (or, when ``widths`` ends with -1, at least ``widths[0]``), and
+    with ``uniform`` the count of the first data line; the first line that does not is named."""
+    ends = np.flatnonzero(np.frombuffer(data, np.uint8) == 10) + 1
+    small = len(data) < 2**31 - 1  # string offsets are int32 up to 2 GB
+    offsets = np.concatenate([[0], ends, [len(data)] if not data.endswith(b"\n") else []])
+    offsets = offsets.astype(np.int32 if small else np.int64)
+    kind = pa.StringArray if small else pa.LargeStringArray
+    lines = kind.from_buffers(len(offsets) - 1, pa.py_buffer(offsets), pa.py_buffer(data))
+    trimmed = pc.ascii_trim_whitespace(lines)
+    data_line = pc.and_(pc.greater(pc.binary_length(trimmed), 0), pc.invert(pc.starts_with(trimmed, "#")))
+    line_numbers = np.flatnonzero(data_line.to_numpy(zero_copy_only=False)) + 1
+    if not len(line_numbers):
+        return _Fields([], np.zeros(0, np.int64))
+    fields = pc.ascii_split_whitespace(pc.filter(trimmed, data_line))
+    counts = pc.list_value_length(fields).to_numpy(zero_copy_only=False)
+    wrong = counts < widths[0] if widths[-1] == -1 else ~np.isin(counts, widths)
+    if uniform and not wrong[0] and (counts != counts[0]).any():
+        row = int(np.argmax(counts != counts[0]))
+        raise TrecFormatError(name, int(line_numbers[row]), f"expected {int(counts[0])} columns like the first line, "
+                                                            f"found {int(counts[row])}")
+    if wrong.any():
+        row = int(np.argmax(wrong))
+        raise TrecFormatError(name, int(line_numbers[row]), f"expected {what}, found {int(counts[row])}")
+    n_columns = int(min(counts.max(), keep))
+    columns = [pc.list_element(fields, j) for j in range(n_columns)]
+    if not small:
+        columns = [column.cast(pa.string()) for column in columns]
+    return _Fields(columns, line_numbers)
+
+
+# -------------------------------------------------------------------------------------- field values
+#
+# trec_eval converts with C's atof (score) and atol (rel): both read the longest valid prefix and ignore the rest,
+# so "1_0" is 1, "1.5" is a grade of 1, "abc" is 0 and "0x10" is a score of 16. The kit accepts a field only when
+# the whole of it is a number (so it cannot read anything differently from trec_eval) and refuses the rest by
+# name, saying what trec_eval would have read.
+
+_DECIMAL = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+_INTEGER = r"^[+-]?[0-9]+$"
+_C_FLOAT_PREFIX = re.compile(r"[+-]?(0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP][+-]?[0-9]+)?"
+                             r"|inf(inity)?|nan|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)", re.IGNORECASE)
+_C_INT_PREFIX = re.compile(r"[+-]?[0-9]+")
+
+
+def _c_reading(token: str, integer: bool) -> str:
+    """What C's atol/atof make of ``token`` (for messages)."""
+    match = (_C_INT_PREFIX if integer else _C_FLOAT_PREFIX).match(token)
+    if not match:
+        return "0"
+    text = match.group(0)
+    if integer:
+        return str(int(text))
     try:
-        frame = pd.read_csv(
-            _io.BytesIO(data), sep=r"\s+", header=None, dtype=str, engine="c", na_filter=False,
-            quoting=csv.QUOTE_NONE, skip_blank_lines=True,
-        )
-    except (ValueError, pd.errors.ParserError, UnicodeDecodeError):
-        return None
-    if frame.shape[1] != 6 or len(frame) != _count_lines(data):
-        return None
-    frame.columns = _RUN_COLUMNS
-    try:
-        frame["score"] = frame["score"].astype(np.float64)
+        value = float.fromhex(text) if "x" in text.lower() else float(text)
     except ValueError:
-        return None
-    if (frame[["topic", "docno", "tag"]] == "").any().any() or not np.isfinite(frame["score"].to_numpy()).all():
-        return None
-    return pa.Table.from_pandas(frame[["topic", "docno", "score", "tag"]], preserve_index=False)
+        return text
+    return repr(value) if not value.is_integer() or abs(value) >= 1e16 else str(int(value))
 
 
-def _has_duplicates(topic: pa.Array, docno: pa.Array) -> bool:
-    t = topic.dictionary_encode().indices.to_numpy().astype(np.int64)
-    d = docno.dictionary_encode().indices.to_numpy().astype(np.int64)
-    keys = np.sort(t * (int(d.max(initial=0)) + 1) + d)
-    return bool((keys[1:] == keys[:-1]).any())
+def _first_false(mask) -> int:
+    return int(np.argmax(~np.asarray(mask, bool)))
+
+
+def _parse_scores(name: str, fields: _Fields, column) -> np.ndarray:
+    """Scores as trec_eval's atof reads them, refusing anything that is not wholly a finite decimal number."""
+    if pa.types.is_floating(column.type):  # parsed (and checked finite) by the fast path
+        return column.to_numpy(zero_copy_only=False)
+    try:
+        scores = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
+        finite = np.isfinite(scores)
+        if finite.all():
+            return scores
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        finite = None
+    valid = pc.match_substring_regex(column, _DECIMAL).to_numpy(zero_copy_only=False)
+    row = _first_false(valid)
+    if valid.all():
+        if finite is None:  # every field looks decimal, yet the conversion failed: never guess
+            raise TrecFormatError(name, None, "scores could not be read as numbers")
+        row = _first_false(finite)
+        token = column[row].as_py()
+        raise TrecFormatError(name, fields.line(row), f"score {token!r} is not a finite number")
+    token = column[row].as_py()
+    reading = _c_reading(token, integer=False)
+    special = reading.lower().lstrip("+-")
+    problem = ("is not finite" if special in ("inf", "nan") else
+               "is not a decimal number" if re.match(r"[+-]?0[xX]", token) else "is not a number")
+    raise TrecFormatError(name, fields.line(row), f"score {token!r} {problem} (trec_eval's atof would read {reading})")
+
+
+def _parse_integers(name: str, fields: _Fields, column, what: str, low: int, high: int) -> np.ndarray:
+    """Integers as trec_eval's atol reads them, refusing anything that is not wholly a decimal integer in
+    ``low..high``."""
+    valid = pc.match_substring_regex(column, _INTEGER)
+    if not pc.all(valid).as_py():
+        row = _first_false(valid.to_numpy(zero_copy_only=False))
+        token = column[row].as_py()
+        raise TrecFormatError(name, fields.line(row), f"{what} {token!r} is not an integer "
+                                                      f"(trec_eval's atol would read {_c_reading(token, True)})")
+    digits = pc.utf8_ltrim(pc.utf8_ltrim(column, "+-"), "0")
+    huge = pc.greater(pc.binary_length(digits), 12).to_numpy(zero_copy_only=False)
+    values = np.zeros(len(column), np.int64)
+    small = ~huge
+    if small.any():
+        unsigned = pc.cast(pc.utf8_ltrim(pc.filter(column, pa.array(small)), "+"), pa.int64())
+        values[small] = unsigned.to_numpy(zero_copy_only=False)
+    outside = huge | (values < low) | (values > high)
+    if outside.any():
+        row = int(np.argmax(outside))
+        token = column[row].as_py()
+        raise TrecFormatError(name, fields.line(row), f"{what} {token} is outside the supported range {low}..{high}")
+    return values
+
+
+def _duplicate_rows(topic, docno) -> tuple[int, int] | None:
+    """The first row repeating an earlier (topic, docno) pair, and that earlier row; None if none."""
+    t = pc.dictionary_encode(topic).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    d = pc.dictionary_encode(docno).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    keys = t * (int(d.max(initial=0)) + 1) + d
+    order = np.argsort(keys, kind="stable")
+    repeated = keys[order][1:] == keys[order][:-1]
+    if not repeated.any():
+        return None
+    row = int(order[1:][repeated].min())
+    first = int(order[np.searchsorted(keys[order], keys[row])])
+    return row, first
+
+
+def _raise_duplicate(name: str, fields: _Fields, topic, docno, found: tuple[int, int]) -> None:
+    row, first = found
+    raise TrecFormatError(name, fields.line(row), f"duplicate docno {docno[row].as_py()!r} in topic "
+                                                  f"{topic[row].as_py()} (first on line {fields.line(first)})")
+
+
+# ------------------------------------------------------------------------------------------------- runs
+
+_RUN_FIELDS = "6 columns (topic Q0 docno rank score tag)"
+
+
+def _run_fields(name: str, data: bytes) -> _Fields:
+    """topic, Q0, docno, rank, score, tag of each run line; fields after the tag are ignored (as trec_eval does)."""
+    _check_bytes(name, data)
+    fields = _fast_fields(data, (6,), floats=(4,))
+    if fields is None:
+        fields = _canonical_fields(name, data, (6, -1), 6, _RUN_FIELDS)
+    if not len(fields):
+        raise TrecFormatError(name, None, "no run lines (only comments and blank lines)")
+    return fields
 
 
 def parse_run(path: os.PathLike | str, name: str | None = None, check_duplicates: bool = True) -> Run:
@@ -348,39 +549,41 @@ def parse_run(path: os.PathLike | str, name: str | None = None, check_duplicates
     check to the caller (:meth:`evalkit.collection.Collection.from_runs` does it on the dense arrays, cheaper, and
     calls :func:`explain_run_error` to name the line).
     """
-    path = Path(path)
+    source = _source_name(path)
     data = _read_bytes(path)
-    table = _parse_run_arrow(data)
-    if table is None:
-        table = _parse_run_pandas(data)
-    if table is None or (check_duplicates and _has_duplicates(table["topic"].combine_chunks(),
-                                                              table["docno"].combine_chunks())):
-        table = pa.Table.from_pandas(_parse_run_exact(path, data), preserve_index=False)  # raises on a bad line
+    fields = _run_fields(source, data)
+    topic, docno, tag = fields.columns[0], fields.columns[2], fields.columns[5]
+    scores = _parse_scores(source, fields, fields.columns[4])
+    if check_duplicates or source == STDIN_NAME:  # standard input cannot be re-read to name the line later
+        found = _duplicate_rows(topic, docno)
+        if found is not None:
+            _raise_duplicate(source, fields, topic, docno, found)
     if name is None:
-        tags = pc.unique(table["tag"])
-        name = tags[0].as_py() if len(tags) == 1 else path.name.removesuffix(".gz").removeprefix("input.")
-    return Run(
-        name=name,
-        topic=table["topic"].combine_chunks(),
-        docno=table["docno"].combine_chunks(),
-        score=table["score"].to_numpy(),
-        ordered=False,
-        source=str(path),
-    )
+        tags = pc.unique(tag)
+        if len(tags) == 1:
+            name = tags[0].as_py()
+        else:
+            name = STDIN_NAME if source == STDIN_NAME else Path(path).name.removesuffix(".gz").removeprefix("input.")
+    return Run(name=name, topic=topic, docno=docno, score=scores, ordered=False, source=source)
 
 
 def explain_run_error(path: os.PathLike | str) -> None:
-    """Re-read ``path`` line by line and raise the :class:`TrecFormatError` for its first bad line."""
-    path = Path(path)
-    _parse_run_exact(path, _read_bytes(path))
+    """Re-read ``path`` and raise the :class:`TrecFormatError` for its first bad line (e.g. a repeated docno)."""
+    parse_run(path, check_duplicates=True)
 
 
 def read_run(path: os.PathLike | str, name: str | None = None) -> Run:
-    """Read one TREC run file (plain or .gz) into a :class:`Run` in trec_eval order.
+    """Read one TREC run file (plain or .gz; ``-`` for standard input) into a :class:`Run` in trec_eval order.
 
-    The run's name is ``name`` if given, else its tag column (which must be a single value), else the file name.
-    Raises :class:`TrecFormatError` on wrong column counts, non-numeric scores, duplicate docnos in a topic,
-    empty files and unreadable gzip data.
+    Lines are read as trec_eval 10.0 reads them: ``topic Q0 docno rank score tag``, separated by any blanks;
+    blank lines and comment lines (first field starting with ``#``) skipped; fields after the tag ignored; the
+    Q0 and rank fields not read at all. The score must be wholly a finite decimal number (see the module
+    docstring). The run's name is ``name`` if given, else its tag column (when it holds a single value), else
+    the file name.
+
+    Raises :class:`TrecFormatError` naming the file, the line and the problem on fewer than 6 fields, a score
+    that is not a finite decimal number, a docno repeated in a topic, text that is not UTF-8, NUL bytes, empty
+    files and unreadable gzip data.
     """
     return parse_run(path, name).in_trec_eval_order()
 
@@ -397,50 +600,52 @@ def write_run(run: Run, path: os.PathLike | str) -> Path:
 
 # ------------------------------------------------------------------------------------------------ qrels
 
+GRADE_MIN = -(2**31) + 2
+"""The smallest relevance grade read (the two values below it are the kit's internal codes
+:data:`evalkit.collection.UNJUDGED` and :data:`evalkit.collection.ABSENT`)."""
+GRADE_MAX = 2**31 - 1
+"""The largest relevance grade read (grades are int32; trec_eval's C long could hold more, refused by name)."""
+STRATUM_MAX = 2**31 - 1
 
-def _parse_int(path: Path, number: int, token: bytes, what: str) -> int:
-    try:
-        return int(token)
-    except ValueError:
-        raise TrecFormatError(path, number, f"{what} {token.decode(errors='replace')!r} is not an integer") from None
+_QRELS_FIELDS = "4 columns (topic iter docno rel) or 5 (topic iter docno stratum rel)"
 
 
 def read_qrels(path: os.PathLike | str) -> Qrels:
-    """Read qrels: 4 columns ``topic iter docno rel`` or 5 columns ``topic iter docno stratum rel``.
+    """Read qrels: 4 columns ``topic iter docno rel`` or 5 columns ``topic iter docno stratum rel`` (``-`` reads
+    standard input).
 
-    The form is taken from the first line; every line must then have the same number of columns. Grades (and
-    strata) must be integers; a (topic, docno) pair may appear once.
+    The form is taken from the first data line; every line must then have the same number of columns. Blank
+    lines and comment lines (first field starting with ``#``) are skipped. Grades are read as trec_eval's atol
+    reads them but must be wholly decimal integers in ``GRADE_MIN..GRADE_MAX`` (-2147483646..2147483647);
+    strata integers in ``0..2147483647``. A (topic, docno) pair may appear once. Every problem raises
+    :class:`TrecFormatError` naming the file, the line and what is wrong.
     """
-    path = Path(path)
+    source = _source_name(path)
     data = _read_bytes(path)
-    width = None
-    topics, docnos, grades, strata = [], [], [], []
-    seen: dict[tuple[str, str], int] = {}
-    for number, fields in _fields(data):
-        if width is None:
-            if len(fields) not in (4, 5):
-                raise TrecFormatError(
-                    path,
-                    number,
-                    f"expected 4 columns (topic iter docno rel) or 5 (topic iter docno stratum rel), found {len(fields)}",
-                )
-            width = len(fields)
-        elif len(fields) != width:
-            raise TrecFormatError(path, number, f"expected {width} columns like the first line, found {len(fields)}")
-        topic, docno = _decode(path, number, fields[0]), _decode(path, number, fields[2])
-        key = (topic, docno)
-        first = seen.setdefault(key, number)
-        if first != number:
-            raise TrecFormatError(path, number, f"duplicate docno {docno!r} in topic {topic} (first on line {first})")
-        topics.append(topic)
-        docnos.append(docno)
-        grades.append(_parse_int(path, number, fields[-1], "relevance grade"))
-        if width == 5:
-            strata.append(_parse_int(path, number, fields[3], "stratum"))
-    frame = pd.DataFrame({"topic": topics, "docno": docnos, "grade": np.asarray(grades, np.int64)})
+    _check_bytes(source, data)
+    fields = _fast_fields(data, (4, 5))
+    if fields is None:
+        fields = _canonical_fields(source, data, (4, 5), 5, _QRELS_FIELDS, uniform=True)
+    if not len(fields):
+        raise TrecFormatError(source, None, "no qrels lines (only comments and blank lines)")
+    width = len(fields.columns)
+    topic, docno = fields.columns[0], fields.columns[2]
+    grade = _parse_integers(source, fields, fields.columns[-1], "relevance grade", GRADE_MIN, GRADE_MAX)
+    stratum = None
     if width == 5:
-        frame["stratum"] = np.asarray(strata, np.int64)
-    return Qrels.from_frame(frame, name=path.name)
+        stratum = _parse_integers(source, fields, fields.columns[3], "stratum", 0, STRATUM_MAX)
+    found = _duplicate_rows(topic, docno)
+    if found is not None:
+        _raise_duplicate(source, fields, topic, docno, found)
+    order = pc.sort_indices(pa.table({"t": topic, "d": docno}), [("t", "ascending"), ("d", "ascending")])
+    order = order.to_numpy()
+    return Qrels(
+        topic=np.asarray(topic.take(order).to_numpy(zero_copy_only=False), object),
+        docno=np.asarray(docno.take(order).to_numpy(zero_copy_only=False), object),
+        grade=grade[order],
+        stratum=None if stratum is None else stratum[order],
+        name=Path(source).name,
+    )
 
 
 def write_qrels(qrels: Qrels, path: os.PathLike | str) -> Path:
@@ -453,6 +658,61 @@ def write_qrels(qrels: Qrels, path: os.PathLike | str) -> Path:
             for t, d, s, g in zip(qrels.topic, qrels.docno, qrels.stratum.tolist(), qrels.grade.tolist())
         )
     return atomic_write(path, "".join(rows).encode())
+
+
+# ------------------------------------------------------------------------------------------- runs table
+
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def read_runs_table(path: os.PathLike | str) -> pd.DataFrame:
+    """Read a run table (``runs_table.tsv``): tab-separated, a header line naming the columns, one row a run.
+
+    A ``run`` column is required; ``group``, ``track``, ``type`` are read as strings (``NA``, ``null``, ``N/A``,
+    ``nan`` and empty cells stay the strings they are, never missing values), ``pool_priority`` as a number (an
+    empty cell is missing). Cells are stripped of surrounding blanks; blank lines are skipped. Returns a DataFrame
+    indexed by ``run``. Raises :class:`TrecFormatError` naming the file and line for a missing ``run`` column, a
+    repeated column or run, a row with more or fewer cells than the header, an empty run name, or a pool
+    priority that is not a number.
+    """
+    import pandas as pd
+
+    source = _source_name(path)
+    data = _read_bytes(path)
+    _check_bytes(source, data)
+    rows = [(number, [cell.strip() for cell in line.removesuffix("\r").split("\t")])
+            for number, line in enumerate(data.decode("utf-8").split("\n"), start=1) if line.strip()]
+    (header_line, header), body = rows[0], rows[1:]
+    if "run" not in header:
+        raise TrecFormatError(source, header_line, f"no 'run' column in the header (columns: {', '.join(header)}); "
+                                                   "the first line must name the tab-separated columns")
+    seen_columns: dict[str, int] = {}
+    for i, column in enumerate(header):
+        if not column:
+            raise TrecFormatError(source, header_line, f"column {i + 1} of the header has no name")
+        if seen_columns.setdefault(column, i) != i:
+            raise TrecFormatError(source, header_line, f"column {column!r} appears twice in the header")
+    run_at = header.index("run")
+    first_line: dict[str, int] = {}
+    for number, cells in body:
+        if len(cells) != len(header):
+            raise TrecFormatError(source, number, f"expected {len(header)} tab-separated cells like the header, "
+                                                  f"found {len(cells)}")
+        run = cells[run_at]
+        if not run:
+            raise TrecFormatError(source, number, "empty run name")
+        first = first_line.setdefault(run, number)
+        if first != number:
+            raise TrecFormatError(source, number, f"run {run!r} is listed twice (first on line {first})")
+    columns = {name: [cells[i] for _, cells in body] for i, name in enumerate(header)}
+    frame = pd.DataFrame(columns)  # strings as pandas infers them (str in pandas 3), never parsed as missing
+    if "pool_priority" in columns:
+        for number, cells in body:
+            cell = cells[header.index("pool_priority")]
+            if cell and not _NUMBER.fullmatch(cell):
+                raise TrecFormatError(source, number, f"pool_priority {cell!r} is not a number")
+        frame["pool_priority"] = [float(v) if v else np.nan for v in columns["pool_priority"]]
+    return frame.set_index("run")
 
 
 def atomic_write(path: os.PathLike | str, payload: bytes) -> Path:

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .collection import Collection, JudgedSet
+from .collection import GRADE_DTYPE, UNSAMPLED, Collection, JudgedSet
 from .sampling import Pool, pool
 
 __all__ = [
@@ -266,10 +266,10 @@ def relevance_sample(
     u = _rng(seed).random(len(topic))
     drawn = u < rate[topic]
     sampled = drawn & (g >= 0)
-    new_grade = np.where(sampled, g, -1).astype(np.int16)
+    new_grade = np.where(sampled, g, UNSAMPLED).astype(GRADE_DTYPE)
     qrels = JudgedSet(topic.astype(np.int32), doc.astype(np.int32), new_grade, np.ones(len(topic), np.int32),
                       T, deep.n_docs)
-    pool_grade = np.where(grade[in_phase1] >= 0, grade[in_phase1], -1).astype(np.int16)
+    pool_grade = np.where(grade[in_phase1] >= 0, grade[in_phase1], UNSAMPLED).astype(GRADE_DTYPE)
     pool_qrels = JudgedSet(deep.topic[in_phase1], deep.doc[in_phase1], pool_grade, None, T, deep.n_docs)
 
     count = lambda mask: np.bincount(topic[mask], minlength=T)
@@ -298,11 +298,11 @@ def pool_subsamples(pool_qrels: JudgedSet, rate, n_samples: int, seed=None) -> n
     rate = np.asarray(rate, np.float64)
     u = _rng(seed).random((int(n_samples), len(pool_qrels)))
     keep = u < rate[pool_qrels.topic][None, :]
-    return np.where(keep & (pool_qrels.grade >= 0)[None, :], pool_qrels.grade[None, :], -1).astype(np.int16)
+    return np.where(keep & (pool_qrels.grade >= 0)[None, :], pool_qrels.grade[None, :], UNSAMPLED).astype(GRADE_DTYPE)
 
 
 def subsample_qrels(pool_qrels: JudgedSet, grades: np.ndarray) -> JudgedSet:
     """One subsample's qrels in the sampled form (stratum 1) from a row of :func:`pool_subsamples`."""
-    return JudgedSet(pool_qrels.topic, pool_qrels.doc, np.asarray(grades, np.int16),
+    return JudgedSet(pool_qrels.topic, pool_qrels.doc, np.asarray(grades, GRADE_DTYPE),
                      np.ones(len(pool_qrels), np.int32), pool_qrels.n_topics, pool_qrels.n_docs)
 

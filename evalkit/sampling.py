@@ -35,7 +35,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .collection import Collection, JudgedSet
+from .collection import GRADE_DTYPE, UNSAMPLED, Collection, JudgedSet
 
 __all__ = [
     "Pool",
@@ -111,7 +111,7 @@ class Pool:
     def judged_set(self, base_qrels: JudgedSet, stratum: np.ndarray | None = None) -> JudgedSet:
         """The pool as qrels: base grade where the base qrels judge the document, -1 (pooled, not judged) else."""
         grade = base_qrels.lookup(self.topic, self.doc)
-        grade = np.where(grade >= 0, grade, -1).astype(np.int16)
+        grade = np.where(grade >= 0, grade, UNSAMPLED).astype(GRADE_DTYPE)
         return JudgedSet(self.topic.copy(), self.doc.copy(), grade,
                          None if stratum is None else np.asarray(stratum, np.int32), self.n_topics, self.n_docs)
 
@@ -382,7 +382,7 @@ def _draw(topic, c, judged, n_topics, n_strata, rates, counts, method, rng):
 def _result(collection, topic, doc, c, grade, selected, rates, N, J, rate_used, target, strat, method):
     strata = strat.strata
     n_topics, n_strata = N.shape
-    new_grade = np.where(selected, grade, -1).astype(np.int16)
+    new_grade = np.where(selected, grade, UNSAMPLED).astype(GRADE_DTYPE)
     qrels = JudgedSet(topic.astype(np.int32), doc.astype(np.int32), new_grade, (c + 1).astype(np.int32),
                       n_topics, len(collection.vocabulary))
     group = topic.astype(np.int64) * n_strata + c

@@ -117,3 +117,83 @@ def test_duplicate_in_bulk_load_names_the_line(tmp_path, monkeypatch):
     bad.write_bytes(gzip.compress(b"300 Q0 x 1 1.0 run1\n300 Q0 y 2 0.5 run1\n300 Q0 x 3 0.2 run1\n"))
     with pytest.raises(evalkit.TrecFormatError, match=r"input\.run1\.gz:3: duplicate docno 'x' in topic 300"):
         load_directory(folder)
+
+
+# ------------------------------------------------------------------------------------ grades and codes
+
+
+def test_codes_lie_below_every_grade_a_file_can_hold():
+    from evalkit.collection import GRADE_DTYPE, GRADE_MAX, GRADE_MIN
+
+    assert ABSENT == np.iinfo(GRADE_DTYPE).min and UNJUDGED == ABSENT + 1 == GRADE_MIN - 1
+    assert GRADE_MAX == np.iinfo(GRADE_DTYPE).max and UNSAMPLED == -1
+
+
+def test_large_and_negative_grades_through_files(tmp_path):
+    """Grades beyond int16 stay themselves; every negative grade reads as UNSAMPLED (trec_eval reads every rel < 0
+    alike) and never as an internal code; the file's own values survive a round trip."""
+    from evalkit.collection import GRADE_DTYPE
+
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 a 65536\n1 0 b 2147483647\n1 0 c -3\n1 0 d -1\n1 0 e 0\n1 0 f 32768\n")
+    run = tmp_path / "run"
+    run.write_text("".join(f"1 Q0 {d} {i} {9 - i} t\n" for i, d in enumerate("abcdefg")))
+    c = evalkit.Collection.from_runs([evalkit.read_run(run)], evalkit.read_qrels(qrels))
+    grades = c.grades()
+    assert grades.dtype == GRADE_DTYPE
+    assert grades[0, 0, :7].tolist() == [65536, 2**31 - 1, UNSAMPLED, UNSAMPLED, 0, 32768, UNJUDGED]
+    assert (grades[0, 0, 7:] == ABSENT).all() or grades.shape[2] == 7
+    assert c.qrels.counts(1).tolist() == [3] and c.qrels.judged_nonrelevant(1).tolist() == [1]
+    assert sorted(c.to_qrels().grade.tolist()) == [-3, -1, 0, 32768, 65536, 2**31 - 1]
+    assert derive_judged_runs(c, depth=6).tolist() == [True]  # -3 is in the pool like -1
+
+
+def test_judged_set_refuses_grades_that_would_wrap_or_collide():
+    from evalkit.collection import GRADE_DTYPE, JudgedSet
+
+    for bad in (2**31, UNJUDGED, ABSENT, -(2**40)):
+        with pytest.raises(ValueError, match="outside the supported range"):
+            JudgedSet.from_arrays([0], [0], np.array([bad], np.int64), 1, 1)
+    with pytest.raises(ValueError, match="outside the supported range"):
+        JudgedSet(np.zeros(1, np.int32), np.zeros(1, np.int32), np.array([ABSENT], np.int32), None, 1, 1)
+    small = JudgedSet(np.zeros(1, np.int32), np.zeros(1, np.int32), np.array([3], np.int16), None, 1, 1)
+    assert small.grade.dtype == GRADE_DTYPE and small.lookup(np.zeros(1, np.int32), np.zeros(1, np.int32))[0] == 3
+
+
+def test_two_runs_with_one_tag_name_both_files(tmp_path):
+    a, b = tmp_path / "input.a", tmp_path / "input.b"
+    a.write_text("1 Q0 x 1 1 same\n")
+    b.write_text("1 Q0 y 1 1 same\n")
+    qrels = evalkit.read_qrels(_write_qrels(tmp_path))
+    with pytest.raises(ValueError) as info:
+        evalkit.Collection.from_runs([evalkit.read_run(a), evalkit.read_run(b)], qrels)
+    assert str(info.value).startswith(f"{a} and {b} both name their run 'same' (the tag column)")
+    from evalkit.io import Run
+
+    unnamed = Run("r", np.array(["1"], object), np.array(["x"], object), np.array([1.0]))
+    with pytest.raises(ValueError, match=r"run #1 \(not read from a file\) and run #2 \(not read from a file\)"):
+        evalkit.Collection.from_runs([unnamed, unnamed], qrels)
+
+
+def _write_qrels(tmp_path):
+    path = tmp_path / "qrels.txt"
+    path.write_text("1 0 x 1\n")
+    return path
+
+
+def test_runs_table_problems_name_the_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALKIT_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / "coll"
+    folder.mkdir()
+    _write_directory(folder, random_collection(8))
+    table = folder / "runs_table.tsv"
+    table.write_text("name\tgroup\nrun0\tg\n")
+    with pytest.raises(evalkit.TrecFormatError, match=rf"^{table}:1: no 'run' column"):
+        load_directory(folder)
+    table.write_text("run\tgroup\nrun0\tg\nrun0\th\n")
+    with pytest.raises(evalkit.TrecFormatError, match=rf"^{table}:3: run 'run0' is listed twice \(first on line 2\)"):
+        load_directory(folder)
+    table.write_text("run\tgroup\ttype\nrun0\tNA\tnull\n")
+    info = load_directory(folder).runs_info
+    assert (info.loc["run0", "group"], info.loc["run0", "type"]) == ("NA", "null")
+    assert info.loc["run1", "group"] == "run1"  # a run the table does not list: its own group

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalkit.collection import ABSENT, UNJUDGED, UNSAMPLED, Collection
+from evalkit.collection import ABSENT, GRADE_DTYPE, UNJUDGED, UNSAMPLED, Collection
 from evalkit.estimation import (
     DEFAULT_THETA,
     ESTIMATORS,
@@ -109,7 +109,7 @@ def test_rbp_and_sdcg_weights():
 
 def test_rbp_by_hand():
     # ranks: rel, nonrel, unjudged, rel (grade 2 -> gain 1 with max_grade 1), unsampled, then the run ends
-    g = np.array([[[1, 0, UNJUDGED, 2, UNSAMPLED, ABSENT, ABSENT]]], np.int16)
+    g = np.array([[[1, 0, UNJUDGED, 2, UNSAMPLED, ABSENT, ABSENT]]], GRADE_DTYPE)
     p = 0.5
     w = (1 - p) * p ** np.arange(7)
     r = rbp(g, p=p, depth=7)
@@ -136,7 +136,7 @@ def test_rbp_matches_evalkit_measures():
 
 
 def test_sdcg_properties():
-    g = np.array([[[1, 1, 1, 1], [0, UNJUDGED, 1, 0]]], np.int16)
+    g = np.array([[[1, 1, 1, 1], [0, UNJUDGED, 1, 0]]], GRADE_DTYPE)
     r = sdcg(g, depth=4)
     assert r.score[0, 0] == pytest.approx(1.0)
     assert np.all(r.tail_residual == 0)
@@ -397,7 +397,7 @@ def test_score_range_error_and_aggregates():
 
 def test_inf_rbp_by_hand_and_limits(pooled):
     W = rbp_weights(0.5, 4)
-    grades = np.array([[[1, 0, 1, UNSAMPLED]]], np.int16)
+    grades = np.array([[[1, 0, 1, UNSAMPLED]]], GRADE_DTYPE)
     strata = np.array([[[1, 2, 2, 2]]])
     alpha = (W[1] + W[2] + W[3]) / (W[1] + W[2])
     expected = W[0] + alpha * W[2]

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import gzip
+import re
 
 import numpy as np
 import pytest
+
+import evalkit
 
 from evalkit.io import Qrels, TrecFormatError, read_qrels, read_run, write_qrels, write_run
 
@@ -53,7 +56,7 @@ def test_float32_ties_as_trec_eval(tmp_path):
     "text, line, fragment",
     [
         ("401 Q0 d1 1 2.0 t\n401 Q0 d2 2 1.0\n", 2, "expected 6 columns"),
-        ("401 Q0 d1 1 2.0 t\n401 Q0 d2 2 1.0 t extra\n", 2, "expected 6 columns"),
+        ("401 Q0 d1 1 2.0 t\n401 Q0 d2 2 1.0 t extra\n401 Q0 d3\n", 3, "expected 6 columns"),
         ("401 Q0 d1 1 2.0 t\n401 Q0 d2 2 abc t\n", 2, "is not a number"),
         ("401 Q0 d1 1 2.0 t\n402 Q0 d1 1 2.0 t\n401 Q0 d1 3 1.0 t\n", 3, "duplicate docno 'd1' in topic 401"),
         ("401 Q0 d1 1 nan t\n", 1, "not finite"),
@@ -142,22 +145,41 @@ def test_tabs_doubled_and_crlf_fall_back_to_whitespace_parsing(tmp_path):
     assert list(run.to_frame().docno) == ["docA", "docB"]
 
 
-def test_fast_parser_scores_equal_strtod_on_trec8():
-    """The pyarrow fast path must parse scores exactly as strtod (Python's float) does: TREC-8 runs carry scores
-    with 30+ digits (e.g. Dm8Nbn), where an inexact parser would reorder near-ties."""
-    from pathlib import Path
+def _reference_run(path):
+    """A line-by-line reading of a run as trec_eval 10.0 does it (the oracle for the vectorized parser): blank and
+    comment lines skipped, fields after the sixth ignored, the score read by strtod (= Python's float for the plain
+    decimal numbers this is used on)."""
+    import gzip as _gzip
 
+    raw = open(path, "rb").read()
+    text = (_gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode("utf-8").removeprefix("\ufeff")
+    rows = []
+    for line in text.split("\n"):
+        fields = line.split()
+        if fields and not fields[0].startswith("#"):
+            rows.append((fields[0], fields[2], float(fields[4]), fields[5]))
+    return rows
+
+
+def test_fast_parser_scores_equal_strtod_on_trec8():
+    """The fast path (pyarrow) and the general path (vectorized canonicalization) read every TREC-8 line exactly as
+    the line-by-line reference does, scores included (strtod-exact: some runs carry 30+ digits, e.g. Dm8Nbn)."""
     from conftest import TREC8
-    from evalkit.io import _parse_run_exact, _read_bytes, parse_run
+    from evalkit.io import _canonical_fields, _parse_scores, _read_bytes, parse_run
 
     if not TREC8.is_dir():
         pytest.skip("TREC-8 data not found")
     for name in ("input.Dm8Nbn.gz", "input.uwmt8a0.gz", "input.1.gz", "input.CL99SD.gz"):
-        path = Path(TREC8) / "runs" / name
+        path = TREC8 / "runs" / name
+        expected = _reference_run(path)
         fast = parse_run(path)
-        exact = _parse_run_exact(path, _read_bytes(path))
-        np.testing.assert_array_equal(fast.score, exact["score"].to_numpy())
-        assert list(fast.docno.to_pylist()) == list(exact["docno"])
+        general = _canonical_fields(str(path), _read_bytes(path), (6, -1), 6, "6 columns")
+        for topic, docno, score in ((fast.topic, fast.docno, fast.score),
+                                    (general.columns[0], general.columns[2],
+                                     _parse_scores(str(path), general, general.columns[4]))):
+            assert topic.to_pylist() == [r[0] for r in expected]
+            assert docno.to_pylist() == [r[1] for r in expected]
+            np.testing.assert_array_equal(score, np.array([r[2] for r in expected]))
 
 
 def test_trec_eval_order_equals_a_full_sort():
@@ -174,3 +196,194 @@ def test_trec_eval_order_equals_a_full_sort():
         expected = np.lexsort((-docno, -scores.astype(np.float32), group))
         got = trec_eval_order(group, scores, docno)
         np.testing.assert_array_equal(np.arange(n) if got is None else got, expected)
+
+
+# --------------------------------------------------------------------------------- trec_eval 10.0 reading
+
+
+def _scores_of(path):
+    run = read_run(path)
+    return dict(zip(zip(run.topic.to_pylist(), run.docno.to_pylist()), run.score.tolist())), run.name
+
+
+def _layouts(lines: list[str], extra: str) -> dict[str, str]:
+    return {
+        "plain": "\n".join(lines) + "\n",
+        "tabs": "\n".join(line.replace(" ", "\t") for line in lines) + "\n",
+        "results.test": "\n".join("\t".join(f.rjust(9) if i == 3 else f for i, f in enumerate(line.split()))
+                                  for line in lines) + "\n",
+        "doubled": "\n".join(line.replace(" ", "  ") for line in lines) + "\n",
+        "mixed": "\n".join(line.replace(" ", " \t ", 2) for line in lines) + "\n",
+        "padded": "\n".join("  " + line + "   " for line in lines) + "\n",
+        "blank lines": "\n\n" + "\n  \n".join(lines) + "\n\t\n",
+        "comments": "# a comment\n" + lines[0] + "\n  # indented\n#another\n" + "\n".join(lines[1:]) + "\n# end",
+        "extra fields": "\n".join(line + extra for line in lines) + "\n",
+        "crlf": "\r\n".join(lines) + "\r\n",
+        "vt ff": "\n".join(line.replace(" ", "\x0b", 1).replace(" ", "\x0c", 1) for line in lines) + "\n",
+        "bom": "\ufeff" + "\n".join(lines) + "\n",
+        "no final newline": "\n".join(lines),
+    }
+
+
+def test_layouts_read_like_trec_eval(tmp_path):
+    """Comments (any indentation), extra fields, padded and doubled blanks, mixed tabs, \\v, \\f, CRLF, blank
+    lines, a byte-order mark, no final newline: every layout reads as the same run and the same qrels."""
+    run_lines = ["401 Q0 d1 1 2.5 tagA", "401 Q0 d2 2 1.5 tagA", "402 Q0 d1 1 0.5 tagA"]
+    expected = {("401", "d1"): 2.5, ("401", "d2"): 1.5, ("402", "d1"): 0.5}
+    for label, text in _layouts(run_lines, " extra 7 8").items():
+        path = _write(tmp_path, label.replace(" ", "_"), text)
+        assert _scores_of(path) == (expected, "tagA"), label
+        assert [(t, d, x) for t, d, x, _ in _reference_run(path)] == [(t, d, x) for (t, d), x in expected.items()]
+    qrels_lines = ["401 0 d1 2", "401 0 d2 -1", "402 0 d1 0"]
+    for label, text in _layouts(qrels_lines, "").items():
+        q = read_qrels(_write(tmp_path, label.replace(" ", "_") + ".qrels", text))
+        assert list(zip(q.topic, q.docno, q.grade.tolist())) == [("401", "d1", 2), ("401", "d2", -1),
+                                                                 ("402", "d1", 0)], label
+
+
+@pytest.mark.parametrize("token, expected", [
+    ("+1", 1.0), ("-0", 0.0), (".5", 0.5), ("5.", 5.0), ("1.5e3", 1500.0), ("1E-5", 1e-5), ("0001.5", 1.5),
+    ("1e-400", 0.0), ("0.1000000000000000055511151231257827021181583404541015625", 0.1),
+])
+@pytest.mark.parametrize("layout", ["fast", "general"])
+def test_scores_read_as_strtod(tmp_path, token, expected, layout):
+    other = "401 Q0 b 2 0 t\n" if layout == "fast" else "401  Q0 b 2 0 t\n"  # a doubled blank: the general path
+    scores, _ = _scores_of(_write(tmp_path, "r", f"401 Q0 a 1 {token} t\n" + other))
+    assert scores[("401", "a")] == expected
+
+
+@pytest.mark.parametrize("token, problem", [
+    ("1_0", "score '1_0' is not a number (trec_eval's atof would read 1)"),
+    ("1_000", "score '1_000' is not a number (trec_eval's atof would read 1)"),
+    ("0x10", "score '0x10' is not a decimal number (trec_eval's atof would read 16)"),
+    ("nan", "score 'nan' is not finite"),
+    ("-inf", "score '-inf' is not finite"),
+    ("Infinity", "score 'Infinity' is not finite"),
+    ("1e400", "score '1e400' is not a finite number"),
+    ("abc", "score 'abc' is not a number (trec_eval's atof would read 0)"),
+    ("1.5abc", "score '1.5abc' is not a number (trec_eval's atof would read 1.5)"),
+    ("\u0661\u0662", "is not a number"),  # Arabic-Indic digits: Python's float reads 12, strtod 0
+    ("1,5", "score '1,5' is not a number (trec_eval's atof would read 1)"),
+])
+@pytest.mark.parametrize("layout", ["fast", "general"])
+def test_scores_trec_eval_would_misread_are_refused(tmp_path, token, problem, layout):
+    first = "401 Q0 b 2 0 t\n" if layout == "fast" else "401\tQ0 b 2 0 t\n"
+    path = _write(tmp_path, "bad.run", first + f"401 Q0 a 1 {token} t\n")
+    with pytest.raises(TrecFormatError) as info:
+        read_run(path)
+    assert f"{path}:2: " in str(info.value) and problem in str(info.value)
+
+
+@pytest.mark.parametrize("token, expected", [("+1", 1), ("-0", 0), ("0002", 2), ("-1", -1), ("-3", -3),
+                                             ("32768", 32768), ("65536", 65536), ("2147483647", 2**31 - 1),
+                                             ("-2147483646", -(2**31) + 2)])
+@pytest.mark.parametrize("layout", ["fast", "general"])
+def test_grades_read_as_atol(tmp_path, token, expected, layout):
+    first = "1 0 b 0\n" if layout == "fast" else "1  0 b 0\n"
+    q = read_qrels(_write(tmp_path, "q", first + f"1 0 a {token}\n"))
+    assert q.grade.tolist() == [expected, 0]
+    s = read_qrels(_write(tmp_path, "qs", first.replace(" 0\n", " 1 0\n") + f"1 0 a {token.lstrip('-')} {token}\n"))
+    assert s.grade.tolist() == [expected, 0] and s.stratum.tolist() == [abs(expected), 1]
+
+
+@pytest.mark.parametrize("token, problem", [
+    ("1_0", "relevance grade '1_0' is not an integer (trec_eval's atol would read 1)"),
+    ("1.0", "relevance grade '1.0' is not an integer (trec_eval's atol would read 1)"),
+    ("1e3", "relevance grade '1e3' is not an integer (trec_eval's atol would read 1)"),
+    ("0x1", "relevance grade '0x1' is not an integer (trec_eval's atol would read 0)"),
+    ("+-1", "relevance grade '+-1' is not an integer (trec_eval's atol would read 0)"),
+    ("nan", "relevance grade 'nan' is not an integer"),
+    ("2147483648", "relevance grade 2147483648 is outside the supported range -2147483646..2147483647"),
+    ("-2147483647", "relevance grade -2147483647 is outside the supported range"),
+    ("99999999999999999999999", "relevance grade 99999999999999999999999 is outside the supported range"),
+])
+@pytest.mark.parametrize("layout", ["fast", "general"])
+def test_grades_trec_eval_would_misread_are_refused(tmp_path, token, problem, layout):
+    first = "1 0 b 0\n" if layout == "fast" else "1\t0 b 0\n"
+    path = _write(tmp_path, "bad.qrels", first + f"1 0 a {token}\n")
+    with pytest.raises(TrecFormatError) as info:
+        read_qrels(path)
+    assert f"{path}:2: " in str(info.value) and problem in str(info.value)
+
+
+def test_strata_are_labels_from_zero(tmp_path):
+    for token, problem in (("-2", "stratum -2 is outside the supported range 0..2147483647"),
+                           ("1_0", "stratum '1_0' is not an integer")):
+        with pytest.raises(TrecFormatError, match=re.escape(problem)):
+            read_qrels(_write(tmp_path, "s", f"1 0 b 1 0\n1 0 a {token} 1\n"))
+
+
+def test_bom_is_dropped_by_both_readers(tmp_path):
+    q = read_qrels(_write(tmp_path, "q", "\ufeff401 0 a 1\n", compress=True))
+    assert list(q.topic) == ["401"]
+    run = read_run(_write(tmp_path, "r", "\ufeff401 Q0 a 1 1 t\n"))
+    assert run.topic.to_pylist() == ["401"]
+
+
+def test_standard_input(tmp_path, monkeypatch):
+    import io as _io
+
+    import evalkit.io as io_module
+
+    def stdin(data: bytes):
+        monkeypatch.setattr(io_module, "_stdin_read", False)
+        monkeypatch.setattr(io_module.sys, "stdin", _io.TextIOWrapper(_io.BytesIO(data)))
+
+    stdin(b"401 Q0 a 1 2 t\n401 Q0 b 2 1 t\n")
+    assert read_run("-").docno.to_pylist() == ["a", "b"]
+    with pytest.raises(TrecFormatError, match="standard input was already read"):
+        read_run("-")
+    stdin(gzip.compress(b"401 0 a 1\n"))
+    assert list(read_qrels("-").docno) == ["a"]
+    stdin(b"401 Q0 a 1 2 t\n401 Q0 b 2 x t\n")
+    with pytest.raises(TrecFormatError, match=re.escape("<stdin>:2: score 'x' is not a number")):
+        read_run("-")
+    stdin(b"401 Q0 a 1 2 t\n401 Q0 a 2 1 t\n")  # the bulk reader leaves duplicates to later, but not for stdin
+    with pytest.raises(TrecFormatError, match=re.escape("<stdin>:2: duplicate docno 'a' in topic 401 (first on line 1)")):
+        evalkit.evaluate(_write(tmp_path, "q", "401 0 a 1\n"), ["-"], ["AP"])
+
+
+@pytest.mark.parametrize("data, line, problem", [
+    (b"401 Q0 a 1 1 t\n401 Q0 \x00b 2 1 t\n", 2, "NUL byte"),
+    (b"401 Q0 a 1 1 t\r401 Q0 b 2 1 t\n", 1, "carriage return inside a line"),
+    (b"401 Q0 a 1 1 t\n401 Q0 \xe9 2 1 t\n", 2, "not valid UTF-8"),
+    (b"# only\n   \n# comments\n", None, "no run lines (only comments and blank lines)"),
+])
+def test_bytes_trec_eval_cannot_read_are_refused(tmp_path, data, line, problem):
+    path = tmp_path / "bad.run"
+    path.write_bytes(data)
+    with pytest.raises(TrecFormatError) as info:
+        read_run(path)
+    assert info.value.line == line and problem in str(info.value)
+
+
+def test_qrels_layouts_and_comments(tmp_path):
+    text = "\ufeff# judged by NIST\n  1\t0  a   2  \r\n\n#x\n1 0 b -3\n 2 0 a 0\n"
+    q = read_qrels(_write(tmp_path, "q", text))
+    assert list(zip(q.topic, q.docno, q.grade.tolist())) == [("1", "a", 2), ("1", "b", -3), ("2", "a", 0)]
+    with pytest.raises(TrecFormatError, match=r":3: expected 4 columns like the first line, found 5"):
+        read_qrels(_write(tmp_path, "q2", "# c\n1 0 a 1\n1 0 b 1 1\n"))
+    with pytest.raises(TrecFormatError, match=r":1: expected 4 columns \(topic iter docno rel\) or 5 .* found 6"):
+        read_qrels(_write(tmp_path, "q3", "1 Q0 a 1 1.0 t\n"))
+
+
+def test_runs_table(tmp_path):
+    from evalkit.io import read_runs_table
+
+    table = read_runs_table(_write(tmp_path, "runs_table.tsv",
+                                   "run\tgroup\ttype\tpool_priority\nA\tNA\tnull\t1\nB\tN/A\t\t\nC\tnan\tx\t2.5\n\n"))
+    assert list(table.index) == ["A", "B", "C"] and list(table["group"]) == ["NA", "N/A", "nan"]
+    assert list(table["type"]) == ["null", "", "x"]
+    assert table["pool_priority"].tolist()[::2] == [1.0, 2.5] and np.isnan(table["pool_priority"].iloc[1])
+    for text, line, problem in [
+        ("group\ttype\nA\tx\n", 1, "no 'run' column in the header (columns: group, type)"),
+        ("run\tgroup\nA\tg\nB\th\nA\tg\n", 4, "run 'A' is listed twice (first on line 2)"),
+        ("run\tgroup\nA\tg\textra\n", 2, "expected 2 tab-separated cells like the header, found 3"),
+        ("run\tpool_priority\nA\tfirst\n", 2, "pool_priority 'first' is not a number"),
+        ("run\trun\nA\tB\n", 1, "column 'run' appears twice"),
+        ("run\tgroup\n\tg\n", 2, "empty run name"),
+    ]:
+        path = _write(tmp_path, "runs_table.tsv", text)
+        with pytest.raises(TrecFormatError) as info:
+            read_runs_table(path)
+        assert str(info.value).startswith(f"{path}:{line}: {problem}")

@@ -1,7 +1,7 @@
 """Weighted-precision metrics on grades arrays, with residuals (Lu, Moffat and Culpepper 2017, Sec. 3).
 
-Everything here works on the ``(S, T, D)`` int16 grades arrays of :meth:`evalkit.collection.Collection.grades`
-(judged grades >= 0; ``UNSAMPLED`` -1, ``UNJUDGED`` -2, ``ABSENT`` -3) and is vectorized over runs x topics.
+Everything here works on the ``(S, T, D)`` int32 grades arrays of :meth:`evalkit.collection.Collection.grades`
+(judged grades >= 0; the codes ``UNSAMPLED``, ``UNJUDGED``, ``ABSENT`` of :mod:`evalkit.collection`) and is vectorized over runs x topics.
 It is self-contained on purpose: :mod:`evalkit.measures` holds the trec_eval-exact measures; the kernels here are
 the paper's *weighted-precision* view, in which the unjudged documents and the ranks past the evaluation depth
 are reported separately as a residual.
@@ -55,7 +55,7 @@ __all__ = [
     "ap_at_k",
 ]
 
-ABSENT = -3
+from ..collection import ABSENT  # noqa: E402  (the kit's code: below every grade a qrels file can hold)
 
 
 def rbp_weights(p: float, depth: int) -> np.ndarray:
@@ -142,7 +142,7 @@ def weighted_precision(
     w = np.asarray(weights, dtype=np.float64)
     k = len(w)
     if g.shape[-1] < k:
-        pad = np.full(g.shape[:-1] + (k - g.shape[-1],), ABSENT, dtype=g.dtype)
+        pad = np.full(g.shape[:-1] + (k - g.shape[-1],), ABSENT, dtype=np.promote_types(g.dtype, np.int32))
         g = np.concatenate([g, pad], axis=-1)
     g = g[..., :k]
     score = gains(g, max_grade) @ w

@@ -71,7 +71,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..collection import Collection, JudgedSet
+from ..collection import GRADE_DTYPE, Collection, JudgedSet
 from ..evaluation import score_matrix
 from ..inferred import SAMPLE_EVAL_SMOOTHING, TREC_EVAL_SMOOTHING, infap_variance, inferred_measures
 from ..measures import kernels
@@ -244,7 +244,7 @@ def prepare(collection: Collection, depth: int = 100, ndcg_cutoff: int | None = 
     complete judgments, and AP / nDCG of every run under it (see :class:`Gold`)."""
     p = pool(collection, depth, runs)
     qrels = p.judged_set(collection.qrels, stratum=np.ones(len(p), np.int32))
-    qrels = JudgedSet(qrels.topic, qrels.doc, np.maximum(qrels.grade, 0).astype(np.int16), qrels.stratum,
+    qrels = JudgedSet(qrels.topic, qrels.doc, np.maximum(qrels.grade, 0).astype(GRADE_DTYPE), qrels.stratum,
                       qrels.n_topics, qrels.n_docs)  # a pooled document the base qrels miss counts as nonrelevant
     judged = np.zeros(collection.n_runs, bool)
     if runs is None:

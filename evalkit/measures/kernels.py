@@ -1,8 +1,8 @@
 """trec_eval-exact measure kernels over grade arrays.
 
-Every kernel takes ``grades[run, topic, rank]`` (int16, from :meth:`evalkit.collection.Collection.grades`: judged
-grades >= 0, ``UNSAMPLED`` -1, ``UNJUDGED`` -2, ``ABSENT`` -3 past the end of a run) and per-topic counts from the
-qrels, and returns a ``(runs, topics)`` float64 array. They are array operations over the rank axis (cumulative
+Every kernel takes ``grades[run, topic, rank]`` (int32, from :meth:`evalkit.collection.Collection.grades`: judged
+grades >= 0, the codes ``UNSAMPLED``, ``UNJUDGED`` and ``ABSENT`` (past the end of a run) of
+:mod:`evalkit.collection`) and per-topic counts from the qrels, and returns a ``(runs, topics)`` float64 array. They are array operations over the rank axis (cumulative
 sums), never loops over documents. Definitions follow trec_eval 9.0 (``m_map.c``, ``m_P.c``, ``m_Rprec.c``,
 ``m_ndcg.c``, ``m_ndcg_cut.c``, ``m_bpref.c``) with relevance level 1, and Moffat & Zobel (2008) for RBP.
 """
@@ -10,6 +10,8 @@ sums), never loops over documents. Definitions follow trec_eval 9.0 (``m_map.c``
 from __future__ import annotations
 
 import numpy as np
+
+from ..collection import ABSENT
 
 __all__ = [
     "average_precision",
@@ -117,6 +119,6 @@ def rbp(grades: np.ndarray, p: float, depth: int | None = None, relevance_level:
     g = grades if depth is None else grades[..., :depth]
     weights = (1.0 - p) * p ** np.arange(g.shape[-1], dtype=np.float64)
     score = _relevant(g, relevance_level).astype(np.float64) @ weights
-    unjudged = ((g < 0) & (g != -3)).astype(np.float64) @ weights
-    length = (g != -3).sum(axis=-1)
+    unjudged = ((g < 0) & (g != ABSENT)).astype(np.float64) @ weights
+    length = (g != ABSENT).sum(axis=-1)
     return score, unjudged + p ** length

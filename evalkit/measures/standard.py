@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..collection import ABSENT
 from . import kernels
 from .registry import MeasureFamily, register
 
@@ -51,5 +52,5 @@ register(MeasureFamily(
 ))
 register(MeasureFamily(
     "NumRet", "Number of documents retrieved (trec_eval num_ret; @k counts the top k).",
-    lambda c, s: (_grades(c, s) != -3).sum(axis=-1).astype(float),
+    lambda c, s: (_grades(c, s) != ABSENT).sum(axis=-1).astype(float),
 ))
