@@ -76,14 +76,21 @@ class JudgedSet:
         """(n_topics + 1,) int64: topic t's judgments are lines ``topic_bounds[t]:topic_bounds[t + 1]``."""
         return np.searchsorted(self.topic, np.arange(self.n_topics + 1), side="left").astype(np.int64)
 
-    def lookup(self, topic_index: np.ndarray, doc: np.ndarray) -> np.ndarray:
+    def lookup(self, topic_index: np.ndarray, doc: np.ndarray, *, scratch: np.ndarray | None = None) -> np.ndarray:
         """Grade of each (topic, doc) pair; ``UNJUDGED`` where absent, ``ABSENT`` where doc < 0.
 
         Returned in the grade dtype. Computed one topic at a time through a dense scratch row over the vocabulary
         (``row[qrels docs of t] = grades; out = row[docs]``): linear in the number of pairs, no search over the
-        qrels keys.
+        qrels keys. ``scratch``: a row from :meth:`scratch_row`, reused by a caller that looks up many blocks (the
+        row is handed back as it came); without it each call allocates its own.
         """
-        return _lookup_by_topic(self, self.grade, UNJUDGED, ABSENT, topic_index, doc)
+        return _lookup_by_topic(self, self.grade, UNJUDGED, ABSENT, topic_index, doc, scratch)
+
+    def scratch_row(self) -> np.ndarray:
+        """A row for :meth:`lookup`'s ``scratch``: ``UNJUDGED`` over the vocabulary, then one ``ABSENT`` slot."""
+        row = np.full(self.n_docs + 1, UNJUDGED, self.grade.dtype)
+        row[-1] = ABSENT
+        return row
 
     def lookup_stratum(self, topic_index: np.ndarray, doc: np.ndarray) -> np.ndarray:
         """Stratum of each (topic, doc) pair; -1 where the document is not in the qrels (or no strata)."""
@@ -426,11 +433,13 @@ def _topic_axis(topic_index: np.ndarray) -> int | None:
     return None if varying else -1
 
 
-def _lookup_by_topic(judged: JudgedSet, values: np.ndarray, missing, absent, topic_index, doc) -> np.ndarray:
+def _lookup_by_topic(judged: JudgedSet, values: np.ndarray, missing, absent, topic_index, doc,
+                     scratch: np.ndarray | None = None) -> np.ndarray:
     """``values`` (a per-judgment column of ``judged``) at each (topic, doc) pair: ``missing`` where the pair is
     not in the qrels, ``absent`` where doc < 0. One topic at a time: a dense scratch row over the vocabulary holds
     the topic's values (``row[docs of t] = values``), the pairs of that topic gather from it (``row[doc]``), and
-    only the written entries are reset. The row's last slot holds ``absent``, so doc -1 gathers it directly."""
+    only the written entries are reset (also on an error, so a caller's ``scratch`` row stays clean). The row's
+    last slot holds ``absent``, so doc -1 gathers it directly."""
     topic_index, doc = np.broadcast_arrays(np.asarray(topic_index), np.asarray(doc))
     out = np.empty(doc.shape, values.dtype)
     if doc.size == 0:
@@ -439,8 +448,12 @@ def _lookup_by_topic(judged: JudgedSet, values: np.ndarray, missing, absent, top
     if low < -1:  # only -1 pads rankings; any other negative id is absent too
         doc = np.maximum(doc, -1)
     width = max(judged.n_docs, high + 1)  # ids beyond the vocabulary are simply not judged
-    row = np.full(width + 1, missing, values.dtype)
-    row[width] = absent
+    if (scratch is not None and len(scratch) == width + 1 and scratch.dtype == values.dtype
+            and scratch[-1] == absent):
+        row = scratch
+    else:
+        row = np.full(width + 1, missing, values.dtype)
+        row[width] = absent
     bounds = judged.topic_bounds
     n_topics = judged.n_topics
 
@@ -448,8 +461,10 @@ def _lookup_by_topic(judged: JudgedSet, values: np.ndarray, missing, absent, top
         if 0 <= t < n_topics:
             lines = slice(bounds[t], bounds[t + 1])
             row[judged.doc[lines]] = values[lines]
-            np.take(row, doc_part, out=out_part, mode="wrap")  # -1 wraps to the absent slot
-            row[judged.doc[lines]] = missing
+            try:
+                np.take(row, doc_part, out=out_part, mode="wrap")  # -1 wraps to the absent slot
+            finally:
+                row[judged.doc[lines]] = missing
         else:  # a topic outside the qrels: nothing judged
             np.take(row, doc_part, out=out_part, mode="wrap")
 
