@@ -79,6 +79,7 @@ __all__ = [
     "SCHEDULERS",
     "SCHEDULER_ENV_VAR",
     "run_trials",
+    "run_tasks",
     "trial_seeds",
     "resolve_scheduler",
     "trial_collection",
@@ -196,32 +197,77 @@ def run_trials(
     A trial that raises stops the run: pending trials are cancelled and the exception is
     re-raised with a note naming the trial index and its seed.
     """
-    scheduler_name = resolve_scheduler(scheduler)
     seeds = trial_seeds(seed, n_trials)
+    return run_tasks(fn, list(enumerate(seeds)), args=args, kwargs=kwargs, scheduler=scheduler, n_jobs=n_jobs,
+                     progress=progress, desc=desc, what="trial")
+
+
+def run_tasks(
+    fn: Callable[..., Any],
+    tasks: Sequence[tuple],
+    *,
+    args: Sequence[Any] = (),
+    kwargs: dict[str, Any] | None = None,
+    scheduler: str | None = None,
+    n_jobs: int | None = None,
+    progress: bool = True,
+    desc: str | None = None,
+    what: str = "task",
+) -> list:
+    """Run ``fn(*task, *args, **kwargs)`` for every tuple in ``tasks``; results in task order.
+
+    The executor behind :func:`run_trials` (whose tasks are ``(trial_index, trial_seed)``), for work that is
+    not a seeded trial, e.g. evaluating blocks of run files (:mod:`evalkit.streaming`). Each task tuple travels to
+    its worker on its own (keep it small: file names, indices); ``args`` and ``kwargs`` are sent to each worker
+    once. Schedulers, ``n_jobs``, the progress bar and errors as in :func:`run_trials`; a failing task's error gets
+    a note naming ``what`` and its position.
+    """
+    scheduler_name = resolve_scheduler(scheduler)
+    tasks = [tuple(task) for task in tasks]
     args = tuple(args)
     kwargs = dict(kwargs or {})
     if not callable(fn):
         raise TypeError(f"fn must be callable; got {type(fn).__name__}")
-    if not seeds:
+    if not tasks:
         return []
+    run = _Run(fn, tasks, args, kwargs, progress, desc, what)
     if scheduler_name == "serial":
-        return _run_serial(fn, seeds, args, kwargs, progress, desc)
+        return _run_serial(run)
     if scheduler_name == "local":
-        workers = min(_resolve_n_jobs(n_jobs), len(seeds))
+        workers = min(_resolve_n_jobs(n_jobs), len(tasks))
         if workers == 1:
-            return _run_serial(fn, seeds, args, kwargs, progress, desc)
-        return _run_process_pool(fn, seeds, args, kwargs, workers, progress, desc)
-    return _run_dask(fn, seeds, args, kwargs, n_jobs, progress, desc)
+            return _run_serial(run)
+        return _run_process_pool(run, workers)
+    return _run_dask(run, n_jobs)
 
 
-def _run_serial(fn, seeds, args, kwargs, progress, desc) -> list:
+class _Run:
+    """One call of :func:`run_tasks`: what to run and how to report it."""
+
+    def __init__(self, fn, tasks, args, kwargs, progress, desc, what):
+        self.fn, self.tasks, self.args, self.kwargs = fn, tasks, args, kwargs
+        self.progress, self.desc, self.what = progress, desc, what
+
+    def bar(self):
+        return _progress_bar(self.progress, len(self.tasks), self.desc)
+
+    def add_note(self, error: BaseException, index: int) -> None:
+        if not hasattr(error, "add_note"):
+            return
+        if self.what == "trial":
+            _add_trial_note(error, *self.tasks[index][:2])
+        else:
+            error.add_note(f"evalkit.parallel.run_tasks: raised by {self.what} {index} {self.tasks[index]!r}")
+
+
+def _run_serial(run: _Run) -> list:
     results = []
-    with _progress_bar(progress, len(seeds), desc) as bar:
-        for trial_index, trial_seed in enumerate(seeds):
+    with run.bar() as bar:
+        for index, task in enumerate(run.tasks):
             try:
-                results.append(fn(trial_index, trial_seed, *args, **kwargs))
+                results.append(run.fn(*task, *run.args, **run.kwargs))
             except Exception as error:
-                _add_trial_note(error, trial_index, trial_seed)
+                run.add_note(error, index)
                 raise
             bar.update(1)
     return results
@@ -237,31 +283,29 @@ def _init_worker(fn, args, kwargs) -> None:
     _WORKER_PAYLOAD = (fn, args, kwargs)
 
 
-def _run_one_in_worker(trial_index: int, trial_seed: int):
+def _run_one_in_worker(*task):
     fn, args, kwargs = _WORKER_PAYLOAD
-    return fn(trial_index, trial_seed, *args, **kwargs)
+    return fn(*task, *args, **kwargs)
 
 
-def _run_process_pool(fn, seeds, args, kwargs, workers, progress, desc) -> list:
-    results: list = [None] * len(seeds)
-    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(fn, args, kwargs)) as pool:
-        future_to_trial = {
-            pool.submit(_run_one_in_worker, trial_index, trial_seed): trial_index
-            for trial_index, trial_seed in enumerate(seeds)
-        }
-        pending = set(future_to_trial)
-        with _progress_bar(progress, len(seeds), desc) as bar:
+def _run_process_pool(run: _Run, workers: int) -> list:
+    results: list = [None] * len(run.tasks)
+    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
+                             initargs=(run.fn, run.args, run.kwargs)) as pool:
+        future_to_index = {pool.submit(_run_one_in_worker, *task): index for index, task in enumerate(run.tasks)}
+        pending = set(future_to_index)
+        with run.bar() as bar:
             try:
                 while pending:
-                    # FIRST_COMPLETED: the bar moves as each trial ends, and a failed trial stops the run at once
+                    # FIRST_COMPLETED: the bar moves as each task ends, and a failed task stops the run at once
                     done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for future in sorted(done, key=future_to_trial.__getitem__):
-                        trial_index = future_to_trial[future]
+                    for future in sorted(done, key=future_to_index.__getitem__):
+                        index = future_to_index[future]
                         error = future.exception()
                         if error is not None:
-                            _add_trial_note(error, trial_index, seeds[trial_index])
+                            run.add_note(error, index)
                             raise error
-                        results[trial_index] = future.result()
+                        results[index] = future.result()
                         bar.update(1)
             except BaseException:
                 for future in pending:
@@ -273,12 +317,12 @@ def _run_process_pool(fn, seeds, args, kwargs, workers, progress, desc) -> list:
 # ---- dask: the shared payload is scattered once to every worker ----
 
 
-def _run_one_with_payload(payload, trial_index: int, trial_seed: int):
+def _run_one_with_payload(payload, *task):
     fn, args, kwargs = payload
-    return fn(trial_index, trial_seed, *args, **kwargs)
+    return fn(*task, *args, **kwargs)
 
 
-def _run_dask(fn, seeds, args, kwargs, n_jobs, progress, desc) -> list:
+def _run_dask(run: _Run, n_jobs) -> list:
     try:
         import distributed
     except ImportError as error:  # pragma: no cover - depends on the environment
@@ -289,12 +333,12 @@ def _run_dask(fn, seeds, args, kwargs, n_jobs, progress, desc) -> list:
     except ValueError:
         client = None
     if client is not None:
-        return _run_on_client(client, fn, seeds, args, kwargs, progress, desc)
+        return _run_on_client(client, run)
 
     _refuse_while_importing_main()
-    workers = min(_resolve_n_jobs(n_jobs), len(seeds))
+    workers = min(_resolve_n_jobs(n_jobs), len(run.tasks))
     with local_dask_cluster(workers) as cluster, distributed.Client(cluster, set_as_default=False) as own_client:
-        return _run_on_client(own_client, fn, seeds, args, kwargs, progress, desc)
+        return _run_on_client(own_client, run)
 
 
 #: the glibc setting Dask's nanny puts in its workers' environment (``distributed.nanny.pre-spawn-environ``)
@@ -366,27 +410,24 @@ def local_dask_cluster(n_workers: int | None = None, **cluster_options):
         yield cluster
 
 
-def _run_on_client(client, fn, seeds, args, kwargs, progress, desc) -> list:
+def _run_on_client(client, run: _Run) -> list:
     import distributed
 
     # scatter a one-element list so the (fn, args, kwargs) tuple travels as ONE object (a bare
     # tuple would be scattered element by element); hash=False skips tokenizing the data.
-    # broadcast=True replicates it to every worker once; trials only receive its key.
-    [payload] = client.scatter([(fn, args, kwargs)], broadcast=True, hash=False)
-    futures = [
-        client.submit(_run_one_with_payload, payload, trial_index, trial_seed, pure=False)
-        for trial_index, trial_seed in enumerate(seeds)
-    ]
-    future_to_trial = {future.key: trial_index for trial_index, future in enumerate(futures)}
-    results: list = [None] * len(seeds)
+    # broadcast=True replicates it to every worker once; tasks only receive its key.
+    [payload] = client.scatter([(run.fn, run.args, run.kwargs)], broadcast=True, hash=False)
+    futures = [client.submit(_run_one_with_payload, payload, *task, pure=False) for task in run.tasks]
+    future_to_index = {future.key: index for index, future in enumerate(futures)}
+    results: list = [None] * len(run.tasks)
     try:
-        with _progress_bar(progress, len(seeds), desc) as bar:
-            for future in distributed.as_completed(futures, loop=client.loop):
-                trial_index = future_to_trial[future.key]
+        with run.bar() as bar:
+            for future in distributed.as_completed(futures, loop=client.loop):  # one update per completed task
+                index = future_to_index[future.key]
                 try:
-                    results[trial_index] = future.result()
+                    results[index] = future.result()
                 except Exception as error:
-                    _add_trial_note(error, trial_index, seeds[trial_index])
+                    run.add_note(error, index)
                     raise
                 bar.update(1)
     except BaseException:

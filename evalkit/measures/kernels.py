@@ -18,6 +18,7 @@ bytes a cell more for a running count).
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -76,8 +77,9 @@ def _per_row(values, lead: tuple[int, ...]) -> np.ndarray:
 
 @lru_cache(maxsize=16)
 def _log2_ranks(depth: int) -> np.ndarray:
-    """log2(rank + 1) for ranks 1..depth: trec_eval divides each gain by it."""
-    table = np.log2(np.arange(2, depth + 2, dtype=np.float64))
+    """log2(rank + 1) for ranks 1..depth: trec_eval divides each gain by it. From the C library's log2 (Python's
+    math.log2), as trec_eval's, not numpy's vectorized one, which may differ in the last bit on some CPUs."""
+    table = np.fromiter((math.log2(rank + 1) for rank in range(1, depth + 1)), np.float64, count=depth)
     table.flags.writeable = False
     return table
 
