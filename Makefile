@@ -4,6 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 DATASET ?= synthetic
 STAMP  := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.installed-bench
 
 .PHONY: install reproduce test lab bench clean
 
@@ -14,6 +15,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# the benchmarks' peers (ranx), on top of the test extras
+$(BENCH_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
+	touch $(BENCH_STAMP)
 
 ## Execute every notebook on DATASET (synthetic, trec8 or a directory) and write outputs/<dataset>/index.html
 reproduce: install
@@ -29,7 +35,7 @@ lab: install
 	$(BIN)/jupyter lab notebooks/
 
 ## Benchmarks: ratios against peers measured in the same run (bench/README.md)
-bench: install
+bench: $(BENCH_STAMP)
 	$(BIN)/python bench/run.py
 
 clean:
