@@ -260,3 +260,19 @@ def test_a_script_without_main_guard_runs_on_dask(tmp_path):
     assert done.stdout.count("TOP LEVEL") == 1
     assert "EQUAL True" in done.stdout
     assert "ENV ['unset'] PARENT True" in done.stdout
+
+
+@pytest.mark.skipif(not HAS_DISTRIBUTED, reason="dask.distributed is not installed")
+def test_dask_from_a_worker_re_running_the_script_is_a_clear_error(monkeypatch):
+    """A worker process that re-runs an unguarded script (its __main__ is '__mp_main__') must not start a cluster:
+    run_trials says what to do instead."""
+    import types
+
+    fake_main = types.ModuleType("__mp_main__")
+    fake_main.__file__ = "/somewhere/my_script.py"
+    monkeypatch.setitem(sys.modules, "__main__", fake_main)
+    import distributed
+
+    monkeypatch.setattr(distributed, "get_client", lambda: (_ for _ in ()).throw(ValueError("no client")))
+    with pytest.raises(RuntimeError, match=r"my_script.py.*if __name__ == \"__main__\":"):
+        run_trials(trial_pid, 2, SEED, scheduler="dask", n_jobs=2, progress=False)
