@@ -385,12 +385,12 @@ def local_dask_cluster(n_workers: int | None = None, **cluster_options):
 
     Its workers start without Dask's ``MALLOC_TRIM_THRESHOLD_=65536`` (see the module docstring), and without
     re-running the calling script, so a script needs no ``if __name__ == "__main__":`` guard. ``cluster_options``
-    go to ``LocalCluster`` (defaults: ``threads_per_worker=1``, ``processes=True``, no dashboard).
+    go to ``LocalCluster`` (defaults: ``threads_per_worker=1``, ``processes=True``, its HTTP server on a free port).
     """
     import dask
     import distributed
 
-    options = {"threads_per_worker": 1, "processes": True, "dashboard_address": None, **cluster_options}
+    options = {"threads_per_worker": 1, "processes": True, "dashboard_address": ":0", **cluster_options}
     _refuse_while_importing_main()
     # a nanny started earlier in this process with Dask's default left the setting in os.environ, which spawned
     # workers would inherit: drop that value (a value of the user's own is kept) while ours start
