@@ -58,6 +58,12 @@ def worker_environment(trial_index, trial_seed):
     return os.environ.get("MALLOC_TRIM_THRESHOLD_", "unset")
 
 
+def worker_profiling(trial_index, trial_seed):
+    import dask
+
+    return dask.config.get("distributed.worker.profile.enabled")
+
+
 class ReleasingBar:
     """A stand-in for the tqdm bar: counts updates and creates ``release_file`` once ``n`` trials are counted."""
 
@@ -224,6 +230,8 @@ def test_dask_identical_to_serial_with_existing_client_and_own_cluster(monkeypat
         assert len(client.scheduler_info()["workers"]) == 2
         # Dask's MALLOC_TRIM_THRESHOLD_=65536 is not in the workers' environment
         assert set(run_trials(worker_environment, 4, SEED, scheduler="dask", progress=False)) == {"unset"}
+        # nor Dask's statistical profiler (a stack sample every 10 ms slowed trials by half again)
+        assert set(run_trials(worker_profiling, 4, SEED, scheduler="dask", progress=False)) == {False}
         with monkeypatch.context() as patch:
             _check_progress_moves_before_last_trial_ends(patch, tmp_path, "dask")
     assert on_client == serial == expected_results()
