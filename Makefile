@@ -11,6 +11,7 @@ NOTEBOOKS ?=
 # Extra options for jupyter lab, e.g. LAB_ARGS="--ip=0.0.0.0 --no-browser" in a container
 LAB_ARGS ?=
 STAMP  := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.installed-bench
 
 .PHONY: install reproduce test lab bench clean
 
@@ -21,6 +22,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# the benchmarks' peers (ranx), on top of the test extras
+$(BENCH_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
+	touch $(BENCH_STAMP)
 
 ## Execute every notebook on DATASET (synthetic, trec8 or a directory) and write outputs/<dataset>/index.html.
 ## Every notebook runs even if one fails; exits non-zero at the end if any failed (skipped ones are not failures).
@@ -42,7 +48,7 @@ lab: install
 	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 ## Benchmarks: ratios against peers measured in the same run (bench/README.md)
-bench: install
+bench: $(BENCH_STAMP)
 	$(BIN)/python bench/run.py
 
 clean:

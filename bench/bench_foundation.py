@@ -1,4 +1,5 @@
-"""Foundation benchmarks (issue: evalkit foundation): loading TREC-8, the standard measures, peak memory."""
+"""Foundation benchmarks (issue: evalkit foundation): loading TREC-8 and its peak memory. The standard measures'
+benchmarks are in bench_evaluation.py."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ def run(repeat: int = 3) -> list[Result]:
 
     from evalkit.collection import Collection
     from evalkit.datasets import load_directory, read_runs
-    from evalkit.evaluation import EvaluationContext, _scores
     from evalkit.io import read_qrels
 
     folder = trec8_dir()
@@ -46,38 +46,6 @@ def run(repeat: int = 3) -> list[Result]:
         load_directory(folder, name="trec8")
         reload = median_time(lambda: load_directory(folder, name="trec8"), repeat)
     results.append(Result("cached reload of TREC-8", reload, None, "-", "< 0.5 s", reload < 0.5))
-
-    collection = Collection.from_runs(read_runs(files), qrels, "trec8")
-    measures = ["AP", "P@10", "nDCG@100", "RBP(p=0.95)"]
-
-    def ours():
-        _scores(EvaluationContext(collection, collection.qrels), measures)  # grades looked up inside
-
-    import pytrec_eval
-
-    qrels_dict = {}
-    for t, d, g in zip(collection.qrels.topic, collection.qrels.doc, collection.qrels.grade):
-        qrels_dict.setdefault(str(collection.topics[t]), {})[str(collection.vocabulary[d])] = int(g)
-    runs = []
-    for s in range(collection.n_runs):
-        run = {}
-        for t in range(collection.n_topics):
-            row = collection.docs[s, t]
-            n = int((row >= 0).sum())
-            run[str(collection.topics[t])] = dict(zip(collection.vocabulary[row[:n]].tolist(),
-                                                      collection.scores[s, t, :n].tolist()))
-        runs.append(run)
-    evaluator = pytrec_eval.RelevanceEvaluator(qrels_dict, {"map", "P_10", "ndcg_cut_100"})
-
-    def peer_eval():
-        for run in runs:
-            evaluator.evaluate(run)
-
-    ours_t = median_time(ours, repeat)
-    peer_t = median_time(peer_eval, repeat)
-    results.append(Result("MAP, P@10, nDCG@100, RBP(0.95): 129 runs x 50 topics", ours_t, peer_t,
-                          "pytrec_eval.evaluate (without RBP)", ">= 5x", peer_t / ours_t >= 5,
-                          "parsing excluded on both sides"))
 
     code = ("import resource, evalkit.datasets as d; from pathlib import Path; "
             f"c = d.load_directory(Path({str(folder)!r}), name='trec8', cache=False); "

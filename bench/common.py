@@ -42,3 +42,11 @@ def trec8_dir():
 
     root = data_root()
     return None if root is None or not (root / "trec8").is_dir() else root / "trec8"
+
+
+def load_note(loads) -> str:
+    """'load average 1.2-3.4' (1-minute load averages sampled before, between and after the timed calls): how
+    busy the machine was, since other work on it slows every timing (the ratios less so)."""
+    loads = [float(x) for x in loads]
+    low, high = min(loads), max(loads)
+    return f"load average {low:.1f}" if abs(high - low) < 0.05 else f"load average {low:.1f}-{high:.1f}"

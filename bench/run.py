@@ -21,6 +21,7 @@ def main(argv: list[str]) -> int:
     if argv:
         modules = [m for m in modules if m.removeprefix("bench_") in argv or m in argv]
     rows = []
+    load_start = __import__("os").getloadavg()
     for name in modules:
         started = time.perf_counter()
         module = importlib.import_module(name)
@@ -37,7 +38,10 @@ def main(argv: list[str]) -> int:
         "",
         f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {platform.python_version()}, "
         f"{__import__('os').cpu_count()} cores, by `make bench`. Ratio = peer time / evalkit time, both measured in "
-        "the same run (medians of repeated calls).",
+        "the same run (medians of repeated calls). Load average (1, 5, 15 min) at the start "
+        f"{' / '.join(f'{x:.1f}' for x in load_start)}, at the end "
+        f"{' / '.join(f'{x:.1f}' for x in __import__('os').getloadavg())}: other work on the machine slows every "
+        "timing, the ratios less.",
         "",
         "| suite | benchmark | evalkit (s) | peer | peer (s) | ratio | target | met | note |",
         "|---|---|---|---|---|---|---|---|---|",

@@ -110,25 +110,33 @@ class JudgedSet:
         qrels (trec_eval reads every rel < 0 alike)."""
         return np.maximum(self.grade, GRADE_DTYPE(UNSAMPLED))
 
-    def lookup(self, topic_index: np.ndarray, doc: np.ndarray) -> np.ndarray:
+    @cached_property
+    def topic_bounds(self) -> np.ndarray:
+        """(n_topics + 1,) int64: topic t's judgments are lines ``topic_bounds[t]:topic_bounds[t + 1]``."""
+        return np.searchsorted(self.topic, np.arange(self.n_topics + 1), side="left").astype(np.int64)
+
+    def lookup(self, topic_index: np.ndarray, doc: np.ndarray, *, scratch: np.ndarray | None = None) -> np.ndarray:
         """``GRADE_DTYPE`` grade of each (topic, doc) pair: the judged grade (>= 0), ``UNSAMPLED`` for a negative
-        qrels grade, ``UNJUDGED`` where not in the qrels, ``ABSENT`` where doc < 0."""
-        keys = topic_index.astype(np.int64) * self.n_docs + doc
-        pos = np.searchsorted(self.keys, keys)
-        pos_clipped = np.minimum(pos, max(len(self.keys) - 1, 0))
-        found = (pos < len(self.keys)) & (self.keys[pos_clipped] == keys) if len(self.keys) else np.zeros(keys.shape, bool)
-        out = np.where(found, self.coded_grade[pos_clipped] if len(self.keys) else UNJUDGED, UNJUDGED).astype(GRADE_DTYPE)
-        out[doc < 0] = ABSENT
-        return out
+        qrels grade (:attr:`coded_grade`), ``UNJUDGED`` where not in the qrels, ``ABSENT`` where doc < 0.
+
+        Computed one topic at a time through a dense scratch row over the vocabulary
+        (``row[qrels docs of t] = grades; out = row[docs]``): linear in the number of pairs, no search over the
+        qrels keys. ``scratch``: a row from :meth:`scratch_row`, reused by a caller that looks up many blocks (the
+        row is handed back as it came); without it each call allocates its own.
+        """
+        return _lookup_by_topic(self, self.coded_grade, UNJUDGED, ABSENT, topic_index, doc, scratch)
+
+    def scratch_row(self) -> np.ndarray:
+        """A row for :meth:`lookup`'s ``scratch``: ``UNJUDGED`` over the vocabulary, then one ``ABSENT`` slot."""
+        row = np.full(self.n_docs + 1, UNJUDGED, GRADE_DTYPE)
+        row[-1] = ABSENT
+        return row
 
     def lookup_stratum(self, topic_index: np.ndarray, doc: np.ndarray) -> np.ndarray:
         """Stratum of each (topic, doc) pair; -1 where the document is not in the qrels (or no strata)."""
-        if self.stratum is None or not len(self.keys):
-            return np.full(doc.shape, -1, np.int32)
-        keys = topic_index.astype(np.int64) * self.n_docs + doc
-        pos = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
-        found = (self.keys[pos] == keys) & (doc >= 0)
-        return np.where(found, self.stratum[pos], -1).astype(np.int32)
+        if self.stratum is None or not len(self.doc):
+            return np.full(np.broadcast_shapes(np.shape(topic_index), np.shape(doc)), -1, np.int32)
+        return _lookup_by_topic(self, self.stratum, -1, -1, topic_index, doc).astype(np.int32, copy=False)
 
     def counts(self, min_grade: int = 1) -> np.ndarray:
         """Per topic, the number of judged documents with grade >= ``min_grade``."""
@@ -468,6 +476,91 @@ def _check_unique_names(runs: list[Run]) -> None:
                 f"{_describe(runs[j], j)} and {_describe(run, i)} both name their run {run.name!r} (the tag column): "
                 "run names must be unique; change one tag, or give names explicitly (read_run(path, name=...))"
             )
+
+
+def _topic_axis(topic_index: np.ndarray) -> int | None:
+    """The one axis along which a broadcast topic array varies (stride 0 on every other axis), else None."""
+    varying = [axis for axis, (n, stride) in enumerate(zip(topic_index.shape, topic_index.strides))
+               if n > 1 and stride != 0]
+    if len(varying) == 1:
+        return varying[0]
+    return None if varying else -1
+
+
+def _lookup_by_topic(judged: JudgedSet, values: np.ndarray, missing, absent, topic_index, doc,
+                     scratch: np.ndarray | None = None) -> np.ndarray:
+    """``values`` (a per-judgment column of ``judged``) at each (topic, doc) pair: ``missing`` where the pair is
+    not in the qrels, ``absent`` where doc < 0. One topic at a time: a dense scratch row over the vocabulary holds
+    the topic's values (``row[docs of t] = values``), the pairs of that topic gather from it (``row[doc]``), and
+    only the written entries are reset (also on an error, so a caller's ``scratch`` row stays clean). The row's
+    last slot holds ``absent``, so doc -1 gathers it directly."""
+    topic_index, doc = np.broadcast_arrays(np.asarray(topic_index), np.asarray(doc))
+    out = np.empty(doc.shape, values.dtype)
+    if doc.size == 0:
+        return out
+    low, high = int(doc.min()), int(doc.max())
+    if low < -1:  # only -1 pads rankings; any other negative id is absent too
+        doc = np.maximum(doc, -1)
+    width = max(judged.n_docs, high + 1)  # ids beyond the vocabulary are simply not judged
+    if (scratch is not None and len(scratch) == width + 1 and scratch.dtype == values.dtype
+            and scratch[-1] == absent):
+        row = scratch
+    else:
+        row = np.full(width + 1, missing, values.dtype)
+        row[width] = absent
+    bounds = judged.topic_bounds
+    n_topics = judged.n_topics
+
+    def gather(t: int, doc_part: np.ndarray, out_part: np.ndarray) -> None:
+        if 0 <= t < n_topics:
+            lines = slice(bounds[t], bounds[t + 1])
+            row[judged.doc[lines]] = values[lines]
+            try:
+                np.take(row, doc_part, out=out_part, mode="wrap")  # -1 wraps to the absent slot
+            finally:
+                row[judged.doc[lines]] = missing
+        else:  # a topic outside the qrels: nothing judged
+            np.take(row, doc_part, out=out_part, mode="wrap")
+
+    axis = _topic_axis(topic_index)
+    if axis is not None and axis >= 0 and topic_index.size // topic_index.shape[axis] < 256:
+        axis = None  # too few pairs per position along the axis for a loop over it: group by topic instead
+    if axis == -1:  # one topic for every pair
+        gather(int(topic_index.flat[0]), doc, out)
+        return out
+    if axis is not None:  # e.g. (runs, topics, ranks) with the topic constant along runs and ranks
+        first = [0] * topic_index.ndim
+        for i in range(topic_index.shape[axis]):
+            first[axis] = i
+            index = (slice(None),) * axis + (i,)
+            gather(int(topic_index[tuple(first)]), doc[index], out[index])
+        return out
+    # any other layout: group the pairs by topic (a stable counting sort for small topic counts)
+    flat_topic = topic_index.reshape(-1)
+    flat_doc = doc.reshape(-1)
+    flat_out = out.reshape(-1)
+    sorted_already = bool((flat_topic[1:] >= flat_topic[:-1]).all())
+    if sorted_already:
+        order = None
+        topic_sorted = flat_topic
+    else:
+        key = flat_topic.astype(np.int16) if -(1 << 15) <= flat_topic.min() and flat_topic.max() < (1 << 15) else flat_topic
+        order = np.argsort(key, kind="stable")
+        topic_sorted = flat_topic[order]
+    cuts = np.flatnonzero(topic_sorted[1:] != topic_sorted[:-1]) + 1
+    starts = np.concatenate([[0], cuts])
+    stops = np.concatenate([cuts, [len(topic_sorted)]])
+    for start, stop in zip(starts.tolist(), stops.tolist()):
+        t = int(topic_sorted[start])
+        if order is None:
+            gather(t, flat_doc[start:stop], flat_out[start:stop])
+        else:
+            part = order[start:stop]
+            gathered = np.empty(stop - start, values.dtype)
+            gather(t, flat_doc[part], gathered)
+            flat_out[part] = gathered
+    return out
+
 
 
 def _check_duplicates(runs: list[Run], docs: np.ndarray, topics: np.ndarray) -> None:

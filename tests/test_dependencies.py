@@ -16,10 +16,22 @@ ROOT = Path(__file__).resolve().parents[1]
 CONDA_NAMES = {"isal": "python-isal"}  # conda-forge's name where it differs from PyPI's
 
 
-def _requirements() -> list[Requirement]:
+INSTALLED_GROUPS = ("test",)  # what `make install` installs besides the runtime dependencies (bench: `make bench`)
+
+
+def _requirements(groups=INSTALLED_GROUPS) -> list[Requirement]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    names = project["dependencies"] + [d for group in project["optional-dependencies"].values() for d in group]
+    optional = project["optional-dependencies"]
+    names = project["dependencies"] + [d for group in groups for d in optional[group]]
     return [Requirement(d) for d in names]
+
+
+def test_optional_groups_have_upper_bounds_too():
+    optional = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    for group, requirements in optional.items():
+        for requirement in map(Requirement, requirements):
+            uppers = [s for s in requirement.specifier if s.operator in ("<", "<=", "~=", "==")]
+            assert uppers, f"[{group}] {requirement} has no upper bound"
 
 
 def test_every_dependency_has_an_upper_bound_that_the_installed_version_meets():

@@ -3,12 +3,16 @@ in trial order, shared arguments sent once per worker, clear errors."""
 
 import importlib.util
 import os
+import subprocess
+import sys
+import textwrap
+import time
 
 import numpy as np
 import pytest
 
 from evalkit import parallel
-from evalkit.parallel import bootstrap_mean_demo, run_trials, trial_seeds
+from evalkit.parallel import bootstrap_mean_demo, run_trials, trial_collection, trial_seeds
 
 HAS_DISTRIBUTED = importlib.util.find_spec("distributed") is not None
 VALUES = np.arange(1.0, 31.0) ** 1.5
@@ -35,6 +39,48 @@ def fail_on_trial_three(trial_index, trial_seed):
     if trial_index == 3:
         raise RuntimeError("trial three fails")
     return trial_index
+
+
+def last_trial_waits_for_release(trial_index, trial_seed, release_file, n_trials, timeout=30.0):
+    """Trials end at once except the last, which waits until ``release_file`` exists (created by the progress bar
+    when it has counted every other trial) or ``timeout`` seconds pass."""
+    if trial_index < n_trials - 1:
+        return "done"
+    deadline = time.monotonic() + timeout
+    while not os.path.exists(release_file):
+        if time.monotonic() > deadline:
+            return "timed out: the progress bar had not moved"
+        time.sleep(0.005)
+    return "released"
+
+
+def worker_environment(trial_index, trial_seed):
+    return os.environ.get("MALLOC_TRIM_THRESHOLD_", "unset")
+
+
+def worker_profiling(trial_index, trial_seed):
+    import dask
+
+    return dask.config.get("distributed.worker.profile.enabled")
+
+
+class ReleasingBar:
+    """A stand-in for the tqdm bar: counts updates and creates ``release_file`` once ``n`` trials are counted."""
+
+    def __init__(self, release_file, n):
+        self.release_file, self.n, self.count, self.counts = release_file, n, 0, []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def update(self, k=1):
+        self.count += k
+        self.counts.append(self.count)
+        if self.count == self.n:
+            open(self.release_file, "w").close()
 
 
 def expected_results(n_trials=N_TRIALS, seed=SEED):
@@ -125,15 +171,55 @@ def test_zero_trials_and_progress_bar(capsys):
     assert "demo trials" in capsys.readouterr().err
 
 
+def _check_progress_moves_before_last_trial_ends(monkeypatch, tmp_path, scheduler, n_trials=6):
+    release = str(tmp_path / f"release-{scheduler}")
+    bar = ReleasingBar(release, n_trials - 1)
+    monkeypatch.setattr(parallel, "_progress_bar", lambda progress, total, desc: bar)
+    results = run_trials(last_trial_waits_for_release, n_trials, SEED, args=(release, n_trials),
+                         scheduler=scheduler, n_jobs=2)
+    assert results == ["done"] * (n_trials - 1) + ["released"]  # in trial order; the last ended after the release
+    assert bar.counts == list(range(1, n_trials + 1))  # one update per completed trial
+
+
+@pytest.mark.parametrize("scheduler", ["serial", "local"])
+def test_progress_moves_before_the_last_trial_ends(monkeypatch, tmp_path, scheduler):
+    _check_progress_moves_before_last_trial_ends(monkeypatch, tmp_path, scheduler)
+
+
+def test_trial_collection_keeps_what_trials_read():
+    from conftest import random_collection
+    from evalkit.inferred import inferred_measures
+    from evalkit.sampling import sample
+    import pickle
+
+    collection = random_collection(1)
+    collection.runs_info["judged"] = [True, False] * (collection.n_runs // 2)
+    collection.default_grades  # a cache that must not travel
+    slim = trial_collection(collection)
+    assert trial_collection(slim) is slim
+    assert len(pickle.dumps(slim)) < len(pickle.dumps(collection)) / 2
+    slim = pickle.loads(pickle.dumps(slim))
+    assert len(slim.vocabulary) == len(collection.vocabulary) and "default_grades" not in slim.__dict__
+    np.testing.assert_array_equal(slim.grades(), collection.grades())
+    drawn = sample(slim, "2strata", seed=3)
+    full = sample(collection, "2strata", seed=3)
+    for column in ("topic", "doc", "grade", "stratum"):
+        np.testing.assert_array_equal(getattr(drawn.qrels, column), getattr(full.qrels, column))
+    expected = inferred_measures(collection, drawn.qrels, ["infAP"])["infAP"]
+    np.testing.assert_array_equal(inferred_measures(slim, drawn.qrels, ["infAP"])["infAP"], expected)
+    with pytest.raises(AttributeError, match="scores was left out by evalkit.parallel.trial_collection"):
+        slim.scores[0]
+    with pytest.raises(AttributeError, match="vocabulary was left out"):
+        slim.vocabulary[0]
+
+
 @pytest.mark.skipif(not HAS_DISTRIBUTED, reason="dask.distributed is not installed")
-def test_dask_identical_to_serial_with_existing_client_and_own_cluster():
+def test_dask_identical_to_serial_with_existing_client_and_own_cluster(monkeypatch, tmp_path):
     import distributed
 
     serial = run_trials(bootstrap_mean_demo, N_TRIALS, SEED, args=(VALUES,), scheduler="serial", progress=False)
     shared = VALUES.copy().view(PickleCountingArray)
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster, distributed.Client(cluster) as client:
+    with parallel.local_dask_cluster(2) as cluster, distributed.Client(cluster) as client:
         PickleCountingArray.pickle_count = 0
         on_client = run_trials(
             bootstrap_mean_demo, N_TRIALS, SEED, args=(shared,), scheduler="dask", progress=False
@@ -142,9 +228,59 @@ def test_dask_identical_to_serial_with_existing_client_and_own_cluster():
         worker_pids = set(run_trials(trial_pid, 6, SEED, scheduler="dask", progress=False))
         assert os.getpid() not in worker_pids  # the trials ran on the cluster's workers
         assert len(client.scheduler_info()["workers"]) == 2
+        # Dask's MALLOC_TRIM_THRESHOLD_=65536 is not in the workers' environment
+        assert set(run_trials(worker_environment, 4, SEED, scheduler="dask", progress=False)) == {"unset"}
+        # nor Dask's statistical profiler (a stack sample every 10 ms slowed trials by half again)
+        assert set(run_trials(worker_profiling, 4, SEED, scheduler="dask", progress=False)) == {False}
+        with monkeypatch.context() as patch:
+            _check_progress_moves_before_last_trial_ends(patch, tmp_path, "dask")
     assert on_client == serial == expected_results()
     # no active client: run_trials creates (and closes) its own LocalCluster
     own_cluster = run_trials(
         bootstrap_mean_demo, N_TRIALS, SEED, args=(VALUES,), scheduler="dask", n_jobs=2, progress=False
     )
     assert own_cluster == serial
+
+
+@pytest.mark.skipif(not HAS_DISTRIBUTED, reason="dask.distributed is not installed")
+def test_a_script_without_main_guard_runs_on_dask(tmp_path):
+    """A script calling run_trials(scheduler="dask") at top level (no `if __name__ == "__main__":`) runs its top
+    level once, gets the serial numbers, and its workers lack Dask's MALLOC_TRIM_THRESHOLD_."""
+    script = tmp_path / "no_guard.py"
+    script.write_text(textwrap.dedent('''
+        import os
+        import numpy as np
+        from evalkit.parallel import bootstrap_mean_demo, run_trials
+
+        def environment(trial_index, trial_seed):  # defined in the script: reaches the workers by value
+            return os.environ.get("MALLOC_TRIM_THRESHOLD_", "unset"), os.getpid()
+
+        print("TOP LEVEL", flush=True)
+        values = np.arange(1.0, 31.0) ** 1.5
+        dask = run_trials(bootstrap_mean_demo, 6, 7, args=(values,), scheduler="dask", n_jobs=2, progress=False)
+        serial = run_trials(bootstrap_mean_demo, 6, 7, args=(values,), scheduler="serial", progress=False)
+        print("EQUAL", dask == serial)
+        seen = run_trials(environment, 4, 7, scheduler="dask", n_jobs=2, progress=False)
+        print("ENV", sorted({value for value, pid in seen}), "PARENT", os.getpid() not in {pid for _, pid in seen})
+    '''))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.count("TOP LEVEL") == 1
+    assert "EQUAL True" in done.stdout
+    assert "ENV ['unset'] PARENT True" in done.stdout
+
+
+@pytest.mark.skipif(not HAS_DISTRIBUTED, reason="dask.distributed is not installed")
+def test_dask_from_a_worker_re_running_the_script_is_a_clear_error(monkeypatch):
+    """A worker process that re-runs an unguarded script (its __main__ is '__mp_main__') must not start a cluster:
+    run_trials says what to do instead."""
+    import types
+
+    fake_main = types.ModuleType("__mp_main__")
+    fake_main.__file__ = "/somewhere/my_script.py"
+    monkeypatch.setitem(sys.modules, "__main__", fake_main)
+    import distributed
+
+    monkeypatch.setattr(distributed, "get_client", lambda: (_ for _ in ()).throw(ValueError("no client")))
+    with pytest.raises(RuntimeError, match=r"my_script.py.*if __name__ == \"__main__\":"):
+        run_trials(trial_pid, 2, SEED, scheduler="dask", n_jobs=2, progress=False)

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import time
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 import numpy as np
@@ -60,7 +60,6 @@ import pandas as pd
 from ..collection import Collection
 from ..evaluation import score_matrix
 from ..inferred import estimated_relevant, inferred_measures
-from ..parallel import run_trials
 from ..needs import (
     REFERENCE_DEPTH,
     Plan,
@@ -71,6 +70,7 @@ from ..needs import (
     require_topics,
     scale_depth,
 )
+from ..parallel import run_trials, trial_collection
 from ..sampling import STRATEGIES, Strategy, Stratum, get_strategy, sample, scale_strategy
 from ..stats import CATEGORY_NAMES, classify_significance, pearson, significant_pairs
 
@@ -459,7 +459,9 @@ def run_experiment(
     strats = _strategies(strategies)
     if not strats:
         raise ValueError("need at least one strategy")
-    records = run_trials(run_trial, int(trials), seed, args=(gold, strats), scheduler=scheduler, n_jobs=n_jobs,
+    # trials read the document ids and qrels only: workers get the collection without scores or docno strings
+    shipped = replace(gold, collection=trial_collection(gold.collection))
+    records = run_trials(run_trial, int(trials), seed, args=(shipped, strats), scheduler=scheduler, n_jobs=n_jobs,
                          progress=progress, desc="Voorhees 2014 trials")
     frames = _frames(gold, strats, records)
     return Voorhees2014Result(

@@ -1,17 +1,28 @@
 """trec_eval-exact measure kernels over grade arrays.
 
-Every kernel takes ``grades[run, topic, rank]`` (int32, from :meth:`evalkit.collection.Collection.grades`: judged
-grades >= 0, the codes ``UNSAMPLED``, ``UNJUDGED`` and ``ABSENT`` (past the end of a run) of
-:mod:`evalkit.collection`) and per-topic counts from the qrels, and returns a ``(runs, topics)`` float64 array. They are array operations over the rank axis (cumulative
-sums), never loops over documents. Definitions follow trec_eval 9.0 (``m_map.c``, ``m_P.c``, ``m_Rprec.c``,
-``m_ndcg.c``, ``m_ndcg_cut.c``, ``m_bpref.c``) with relevance level 1, and Moffat & Zobel (2008) for RBP.
+Every kernel takes ``grades[..., topic, rank]`` (usually ``(runs, topics, ranks)``, int32, from
+:meth:`evalkit.collection.Collection.grades`: judged grades >= 0, and the negative codes ``UNSAMPLED``, ``UNJUDGED``
+and ``ABSENT`` of :mod:`evalkit.collection` for pooled-but-unjudged, not-in-the-qrels and past-the-end ranks) and
+per-topic counts from the qrels, and returns a ``(runs, topics)`` float64 array. Definitions follow trec_eval 9.0
+(``m_map.c``, ``m_map_cut.c``, ``m_P.c``, ``m_Rprec.c``, ``m_ndcg.c``, ``m_ndcg_cut.c``, ``m_bpref.c``) with
+relevance level 1, and Moffat & Zobel (2008) for RBP.
+
+How they run (arrays, not loops, and few bytes per cell): a kernel finds the few ranks that matter (the relevant
+documents, the judged nonrelevant ones) with one comparison and ``np.flatnonzero`` over the grades, then works on
+those positions only: each ranking's running count of relevant documents is the hit's ordinal within its row, and
+the per-ranking sums are ``np.bincount(row, weights)``, which adds each ranking's terms one after the other in rank
+order, the same additions in the same order as trec_eval's loops (AP, nDCG and bpref come out bit for bit as
+trec_eval computes them in double precision). Temporaries: one bool per cell and 24 bytes per hit (bpref: 4
+bytes a cell more for a running count).
 """
 
 from __future__ import annotations
 
+import math
+from functools import lru_cache
+
 import numpy as np
 
-from ..collection import ABSENT
 
 __all__ = [
     "average_precision",
@@ -26,6 +37,9 @@ __all__ = [
 ]
 
 
+# ------------------------------------------------------------------------------------------ building blocks
+
+
 def _relevant(grades: np.ndarray, relevance_level: int) -> np.ndarray:
     return grades >= relevance_level
 
@@ -36,16 +50,56 @@ def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     return np.divide(numerator, denominator, out=np.zeros(np.broadcast(numerator, denominator).shape), where=denominator > 0)
 
 
+def _hits(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Positions of the True cells of ``mask[..., rank]``: (flat index, row, rank) int64 arrays, rows numbered
+    over the leading axes in C order, hits in (row, rank) order."""
+    flat = np.flatnonzero(mask)
+    row = flat // max(mask.shape[-1], 1)
+    return flat, row, flat - row * mask.shape[-1]
+
+
+def _row_sums(row: np.ndarray, weights: np.ndarray | None, lead: tuple[int, ...]) -> np.ndarray:
+    """Per-row sums of ``weights`` (counts without weights), shaped ``lead``; each row's terms added in order."""
+    n_rows = int(np.prod(lead, dtype=np.int64))
+    return np.bincount(row, weights, minlength=n_rows).astype(np.float64, copy=False).reshape(lead)
+
+
+def _ordinals(row: np.ndarray, n_rows: int) -> np.ndarray:
+    """1-based ordinal of each hit within its row (``row`` sorted): the running count of hits at that rank."""
+    counts = np.bincount(row, minlength=n_rows)
+    starts = np.cumsum(counts) - counts
+    return np.arange(1, len(row) + 1, dtype=np.int64) - starts[row]
+
+
+def _per_row(values, lead: tuple[int, ...]) -> np.ndarray:
+    """A per-topic (or scalar) quantity broadcast to one value per row (``lead`` = grades.shape[:-1]), flat."""
+    return np.broadcast_to(np.asarray(values), lead).reshape(-1)
+
+
+@lru_cache(maxsize=16)
+def _log2_ranks(depth: int) -> np.ndarray:
+    """log2(rank + 1) for ranks 1..depth: trec_eval divides each gain by it. From the C library's log2 (Python's
+    math.log2), as trec_eval's, not numpy's vectorized one, which may differ in the last bit on some CPUs."""
+    table = np.fromiter((math.log2(rank + 1) for rank in range(1, depth + 1)), np.float64, count=depth)
+    table.flags.writeable = False
+    return table
+
+
+# ------------------------------------------------------------------------------------------------ kernels
+
+
 def average_precision(grades: np.ndarray, n_relevant: np.ndarray, relevance_level: int = 1, depth: int | None = None) -> np.ndarray:
     """AP (trec_eval ``map``; ``map_cut_k`` with ``depth``): mean over the R relevant documents of precision at
     each relevant document's rank, unretrieved relevant documents contributing 0.
 
-    AP = (1/R) * sum_{i: rel_i} (#rel in 1..i) / i, with R the topic's number of judged relevant documents.
+    AP = (1/R) * sum_{i: rel_i} (#rel in 1..i) / i, with R the topic's number of judged relevant documents
+    (Buckley & Voorhees 2000; trec_eval ``m_map.c``: the terms added in rank order, then divided by R).
     """
-    rel = _relevant(grades if depth is None else grades[..., :depth], relevance_level)
-    ranks = np.arange(1, rel.shape[-1] + 1, dtype=np.float64)
-    precision = np.cumsum(rel, axis=-1, dtype=np.float64) / ranks
-    return _safe_divide((precision * rel).sum(axis=-1), n_relevant)
+    g = grades if depth is None else grades[..., :depth]
+    lead = g.shape[:-1]
+    _, row, rank = _hits(_relevant(g, relevance_level))
+    precision = _ordinals(row, int(np.prod(lead, dtype=np.int64))) / (rank + 1).astype(np.float64)
+    return _safe_divide(_row_sums(row, precision, lead), n_relevant)
 
 
 def precision_at(grades: np.ndarray, k: int, relevance_level: int = 1) -> np.ndarray:
@@ -59,12 +113,12 @@ def recall_at(grades: np.ndarray, n_relevant: np.ndarray, k: int, relevance_leve
 
 
 def r_precision(grades: np.ndarray, n_relevant: np.ndarray, relevance_level: int = 1) -> np.ndarray:
-    """R-precision (trec_eval ``Rprec``): precision at rank R, R the topic's number of relevant documents."""
-    rel = _relevant(grades, relevance_level)
-    cumulative = np.concatenate([np.zeros(rel.shape[:-1] + (1,), np.int64), np.cumsum(rel, axis=-1)], axis=-1)
-    cut = np.minimum(np.asarray(n_relevant), rel.shape[-1])
-    found = np.take_along_axis(cumulative, np.broadcast_to(cut[None, :, None], rel.shape[:-1] + (1,)), axis=-1)[..., 0]
-    return _safe_divide(found.astype(np.float64), n_relevant)
+    """R-precision (trec_eval ``Rprec``): precision at rank R, R the topic's number of relevant documents
+    (Buckley & Voorhees 2005): relevant documents among the first min(R, run length) over R."""
+    lead = grades.shape[:-1]
+    _, row, rank = _hits(_relevant(grades, relevance_level))
+    inside = rank < _per_row(n_relevant, lead)[row]
+    return _safe_divide(_row_sums(row[inside], None, lead), n_relevant)
 
 
 def discounts(depth: int) -> np.ndarray:
@@ -73,39 +127,58 @@ def discounts(depth: int) -> np.ndarray:
 
 
 def dcg(grades: np.ndarray, depth: int | None = None) -> np.ndarray:
-    """DCG with the grade as gain (negative codes and non-relevant grades give 0) and 1/log2(rank+1) discount."""
+    """DCG with the grade as gain (negative codes and non-relevant grades give 0): sum over ranks i of
+    gain_i / log2(i + 1) (Jarvelin & Kekalainen 2002; trec_eval ``m_ndcg_cut.c``, terms added in rank order)."""
     g = grades if depth is None else grades[..., :depth]
-    gains = np.where(g > 0, g, 0).astype(np.float64)
-    return gains @ discounts(g.shape[-1])
+    lead = g.shape[:-1]
+    flat, row, rank = _hits(g > 0)
+    gains = np.ascontiguousarray(g).reshape(-1)[flat].astype(np.float64)
+    return _row_sums(row, gains / _log2_ranks(max(g.shape[-1], 1))[rank], lead)
+
+
+def ideal_dcg(ideal_gains: np.ndarray, depth: int | None = None) -> np.ndarray:
+    """Per topic, the DCG of the ideal ranking (``ideal_gains[topic, i]`` sorted descending, 0-padded) down to
+    ``depth`` (all of it without one), summed in rank order as trec_eval does."""
+    ideal = ideal_gains if depth is None else ideal_gains[..., :depth]
+    if ideal.shape[-1] == 0:
+        return np.zeros(ideal.shape[:-1])
+    return np.cumsum(ideal / _log2_ranks(ideal.shape[-1]), axis=-1)[..., -1]
 
 
 def ndcg(grades: np.ndarray, ideal_gains: np.ndarray, depth: int | None = None) -> np.ndarray:
-    """NDCG (trec_eval ``ndcg``) or NDCG@k (``ndcg_cut_k``, with ``depth``).
+    """NDCG (trec_eval ``ndcg``) or NDCG@k (``ndcg_cut_k``, with ``depth``): DCG over the ideal DCG.
 
     ``ideal_gains[topic, i]`` are the judged positive grades sorted descending (see
     :meth:`evalkit.collection.JudgedSet.ideal_gains`). Without a cut the ideal runs over all relevant documents;
     with one, both DCG and ideal DCG stop at ``depth``.
     """
-    ideal = ideal_gains if depth is None else ideal_gains[:, :depth]
-    ideal_dcg = ideal @ discounts(ideal.shape[-1])
-    return _safe_divide(dcg(grades, depth), ideal_dcg)
+    return _safe_divide(dcg(grades, depth), ideal_dcg(ideal_gains, depth))
 
 
 def bpref(grades: np.ndarray, n_relevant: np.ndarray, n_judged_nonrelevant: np.ndarray, relevance_level: int = 1) -> np.ndarray:
     """bpref (Buckley & Voorhees 2004, trec_eval ``bpref``).
 
     For each retrieved relevant document r: 1 - min(#judged nonrelevant above r, R) / min(R, N), or 1 when none is
-    above it; summed and divided by R. Unjudged documents are ignored; N counts judged nonrelevant documents.
+    above it; summed in rank order and divided by R. Unjudged documents are ignored; N counts judged nonrelevant
+    documents. The judged nonrelevant documents above each relevant one come from one running count over the
+    flattened cells (4 bytes a cell), less the count where its ranking starts.
     """
-    rel = _relevant(grades, relevance_level)
-    nonrel = (grades >= 0) & ~rel
-    above = np.cumsum(nonrel, axis=-1) - nonrel
-    R = np.asarray(n_relevant, np.float64)[None, :, None]
-    N = np.asarray(n_judged_nonrelevant, np.float64)[None, :, None]
+    lead = grades.shape[:-1]
+    width = max(grades.shape[-1], 1)
+    flat, row, _ = _hits(_relevant(grades, relevance_level))
+    nonrelevant = ((grades >= 0) & (grades < relevance_level)).reshape(-1)
+    running = np.cumsum(nonrelevant, dtype=np.int32 if nonrelevant.size < (1 << 31) else np.int64)
+    del nonrelevant
+    row_start = row * width
+    before_row = np.where(row_start > 0, running[np.maximum(row_start - 1, 0)], 0)
+    above = (running[flat] - before_row).astype(np.float64)  # a relevant cell is not counted in its own running count
+    del running
+    R = _per_row(n_relevant, lead).astype(np.float64)[row]
+    N = _per_row(n_judged_nonrelevant, lead).astype(np.float64)[row]
     denominator = np.minimum(R, N)
-    penalty = np.divide(np.minimum(above, R), denominator, out=np.zeros(above.shape), where=denominator > 0)
+    penalty = np.divide(np.minimum(above, R), denominator, out=np.zeros(len(row)), where=denominator > 0)
     contribution = np.where(above > 0, 1.0 - penalty, 1.0)
-    return _safe_divide((contribution * rel).sum(axis=-1), n_relevant)
+    return _safe_divide(_row_sums(row, contribution, lead), n_relevant)
 
 
 def rbp(grades: np.ndarray, p: float, depth: int | None = None, relevance_level: int = 1) -> tuple[np.ndarray, np.ndarray]:
@@ -113,12 +186,16 @@ def rbp(grades: np.ndarray, p: float, depth: int | None = None, relevance_level:
 
     RBP = (1 - p) * sum_{i=1}^{n} r_i p^(i-1), binary r_i (grade >= relevance_level), n = min(run length, depth).
     Residual = (1 - p) * sum_{i <= n, unjudged} p^(i-1) + p^n: the most RBP could still grow if every unjudged
-    document and everything past the end of the ranking (or the cut-off) were relevant.
+    document and everything past the end of the ranking (or the cut-off) were relevant. Since the weights of ranks
+    1..n sum to 1 - p^n, the residual is 1 - (1 - p) * sum_{i <= n, judged} p^(i-1), computed so from the judged
+    ranks (a ranking ends at its first absent rank).
     Returns ``(rbp, residual)``.
     """
     g = grades if depth is None else grades[..., :depth]
-    weights = (1.0 - p) * p ** np.arange(g.shape[-1], dtype=np.float64)
-    score = _relevant(g, relevance_level).astype(np.float64) @ weights
-    unjudged = ((g < 0) & (g != ABSENT)).astype(np.float64) @ weights
-    length = (g != ABSENT).sum(axis=-1)
-    return score, unjudged + p ** length
+    lead = g.shape[:-1]
+    weights = (1.0 - p) * p ** np.arange(max(g.shape[-1], 1), dtype=np.float64)
+    _, row, rank = _hits(_relevant(g, relevance_level))
+    score = _row_sums(row, weights[rank], lead)
+    _, row, rank = _hits(g >= 0)
+    residual = 1.0 - _row_sums(row, weights[rank], lead)
+    return score, residual

@@ -1,0 +1,82 @@
+"""Trial executors (issue 15 item 4, "Dask that helps"): the Voorhees 2014 experiment on TREC-8, 50 trials, serial
+against Dask on a 2-worker LocalCluster and against local processes, same numbers on each.
+
+Each executor's time is what a user's call pays: ``run_experiment(gold, trials=50, scheduler=...)`` from a prepared
+Gold, the cluster or process pool started and closed inside the call (worker start-up, imports in the workers and
+sending the data included). The serial run is the peer of every row. A last row runs the same call on a cluster
+started with Dask's defaults (``distributed.LocalCluster``: workers with ``MALLOC_TRIM_THRESHOLD_=65536``), as a user
+who starts their own cluster would, the cluster's start-up excluded there.
+
+``python bench/run.py parallel`` runs this module alone (about 3 minutes on 2 idle cores).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from common import Result, load_note, trec8_dir
+
+TRIALS = 50
+WORKERS = 2
+
+
+def _timed(fn):
+    started = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - started, value
+
+
+def _same(a, b) -> bool:
+    """The experiment's records equal (every per-trial frame)."""
+    frames = ("sizes", "pairs", "r_hat", "correlation", "splits")
+    return all(getattr(a, f).equals(getattr(b, f)) for f in frames)
+
+
+def run(repeat: int = 1, trials: int = TRIALS) -> list[Result]:
+    import distributed
+
+    import evalkit
+    from evalkit.experiments import voorhees2014 as v
+
+    if trec8_dir() is None:
+        return [Result("executor benchmarks", float("nan"), None, "-", "-", None, "TREC-8 data not found: skipped")]
+    collection = evalkit.load_dataset("trec8")
+    gold = v.prepare(collection)
+    seed = v.DEFAULT_SEED
+
+    def experiment(scheduler):
+        return lambda: v.run_experiment(gold, trials=trials, seed=seed, scheduler=scheduler, n_jobs=WORKERS)
+
+    def dask_defaults():
+        with distributed.LocalCluster(n_workers=WORKERS, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as cluster, distributed.Client(cluster):
+            return _timed(experiment("dask"))
+
+    times = {"serial": [], "dask": [], "local": [], "dask defaults": []}
+    loads = [os.getloadavg()[0]]
+    for _ in range(repeat):  # interleaved, so a change in the machine's load hits every executor alike
+        seconds, serial = _timed(experiment("serial"))
+        times["serial"].append(seconds)
+        seconds, on_dask = _timed(experiment("dask"))
+        times["dask"].append(seconds)
+        seconds, local = _timed(experiment("local"))
+        times["local"].append(seconds)
+        seconds, defaults = dask_defaults()
+        times["dask defaults"].append(seconds)
+        loads.append(os.getloadavg()[0])
+    same = _same(serial, on_dask) and _same(serial, local) and _same(serial, defaults)
+    best = {k: min(t) for k, t in times.items()}
+    note = (f"{trials} trials x 6 strategies x 129 runs; same numbers on every executor: {same}; "
+            f"{os.cpu_count()} CPUs; {load_note(loads)}; best of {repeat}")
+    peer = "run_experiment, scheduler='serial'"
+    return [
+        Result(f"Voorhees 2014 on TREC-8, {trials} trials: Dask, {WORKERS}-worker LocalCluster started by the call",
+               best["dask"], best["serial"], peer, ">= 1.7x", same and best["serial"] / best["dask"] >= 1.7,
+               "cluster start-up, worker imports and scattering the data included; " + note),
+        Result(f"the same on local processes ({WORKERS} workers)", best["local"], best["serial"], peer, "(context)", None,
+               note),
+        Result(f"the same on a cluster started with Dask's defaults (MALLOC_TRIM_THRESHOLD_=65536), start-up excluded",
+               best["dask defaults"], best["serial"], peer, "(context)", None,
+               "what a user's own distributed.LocalCluster gives; use evalkit.parallel.local_dask_cluster instead"),
+    ]
