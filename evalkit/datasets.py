@@ -11,15 +11,20 @@ read when present; see :func:`evalkit.io.read_runs_table`). Loaded collections a
 checked against a checksum on every load, so a second load is near instant, an edited file is re-read and a
 damaged cache is rebuilt.
 
-Which runs contributed to the pools is not in TREC's files; it is derived from the data: **a run is judged if,
-for every topic, every document in its top ``JUDGED_DEPTH`` (100) is in the qrels** (TREC-8's pools were built to
-depth 100 from the contributing runs). On TREC-8 this marks 72 of the 129 runs; the next-closest run has only
-95% of its top-100 documents judged on its worst topic, so the rule is not sensitive to the exact threshold.
+Which runs contributed to the pools, and how deep the pools were judged, is not in TREC's files. A reviewer can
+say so in the dataset folder (a ``judged`` column in ``runs_table.tsv``; ``collection.json`` or
+``collection.toml`` with ``judged_runs``, ``judged_depth``, ``name``): see :mod:`evalkit.pool_metadata`. What they
+do not say is derived from the data: **a run is judged if, for every topic, every document in its top
+``judged_depth`` (default ``JUDGED_DEPTH`` = 100) is in the qrels** (TREC-8's pools were built to depth 100 from
+the contributing runs). On TREC-8 this marks 72 of the 129 runs; the next-closest run has only 95% of its top-100
+documents judged on its worst topic, so the rule is not sensitive to the exact threshold. The decision goes into
+``Collection.metadata`` and is printed once at load (:func:`evalkit.pool_metadata.describe`).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -30,6 +35,7 @@ import numpy as np
 from .cache import cache_path, load_cached, save_cached
 from .collection import ABSENT, UNSAMPLED, Collection
 from .io import Run, parse_run, read_qrels, read_runs_table
+from .pool_metadata import COLLECTION_FILES, describe, read_collection_file, read_judged_column, resolve_pool_metadata
 
 __all__ = [
     "load_dataset",
@@ -43,6 +49,7 @@ __all__ = [
 ]
 
 JUDGED_DEPTH = 100
+_POOL_METADATA_VERSION = 1  # in the cache key: collections cached before the pool metadata are rebuilt
 _HERE = Path(__file__).resolve().parent
 
 
@@ -100,7 +107,8 @@ def _find_qrels(directory: Path) -> Path:
 
 def load_directory(directory: os.PathLike | str, name: str | None = None, cache: bool = True,
                    progress: bool = False) -> Collection:
-    """Load ``directory`` (``runs/``, one ``qrels*`` file, optional ``runs_table.tsv``) as a Collection."""
+    """Load ``directory`` (``runs/``, one ``qrels*`` file, optional ``runs_table.tsv`` and ``collection.json`` or
+    ``collection.toml``) as a Collection; the judged runs and depth as :mod:`evalkit.pool_metadata` decides."""
     directory = Path(directory).expanduser()
     if not directory.is_dir():
         raise DatasetNotFound(f"{directory}: no such directory")
@@ -110,18 +118,27 @@ def load_directory(directory: os.PathLike | str, name: str | None = None, cache:
     run_files = _run_files(runs_dir)
     qrels_file = _find_qrels(directory)
     table_file = directory / "runs_table.tsv"
-    files = run_files + [qrels_file] + ([table_file] if table_file.is_file() else [])
+    given = read_collection_file(directory)  # checked before anything heavy: a bad file fails at once
+    metadata_files = [directory / f for f in COLLECTION_FILES if (directory / f).is_file()]
+    files = run_files + [qrels_file] + ([table_file] if table_file.is_file() else []) + metadata_files
+    shown = name or given.name or directory.name  # an explicit name, else collection.json's, else the folder's
     name = name or directory.name
     if cache:
-        where = cache_path(name, files, directory)
+        where = cache_path(name, files, directory, {"shown": shown, "pool_metadata": _POOL_METADATA_VERSION})
         cached = load_cached(where)
         if cached is not None:
             return cached
     runs = read_runs(run_files)
     qrels = read_qrels(qrels_file)
     runs_info = read_runs_table(table_file) if table_file.is_file() else None
-    collection = Collection.from_runs(runs, qrels, name=name, runs_info=runs_info)
-    collection.runs_info["judged"] = derive_judged_runs(collection)
+    table_judged = None
+    if runs_info is not None and "judged" in runs_info:
+        runs_info = runs_info.drop(columns="judged")
+        table_judged = read_judged_column(table_file)  # yes/no, strictly, errors naming file and line
+    collection = Collection.from_runs(runs, qrels, name=shown, runs_info=runs_info)
+    judged, metadata = resolve_pool_metadata(collection, given, table_judged, table_file)
+    collection.runs_info["judged"] = judged
+    collection.metadata.update(metadata)
     if cache:
         save_cached(collection, where)  # warns (one line) if it cannot
     return collection
@@ -144,7 +161,15 @@ def load_trec8(cache: bool = True) -> Collection:
 def load_dataset(name: str = "synthetic", **options) -> Collection:
     """Load a dataset by name: ``synthetic`` (options: n_topics, n_runs, depth, seed, graded), ``trec8``, or a
     directory path. ``fast=True`` (synthetic only) gives a small collection for tests and quick runs."""
-    key = str(name)
+    collection = _load(str(name), options)
+    print(f"evalkit: {describe(collection.metadata, collection.name)}", file=sys.stderr)
+    from .report import use_collection
+
+    use_collection(collection)  # the claims a notebook records are graded against this collection's size
+    return collection
+
+
+def _load(key: str, options: dict) -> Collection:
     if key == "synthetic":
         from .simulate import simulate_collection
 

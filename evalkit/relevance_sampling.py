@@ -134,11 +134,21 @@ def sampling_design(
 
 
 def judged_depth(collection: Collection, runs=None, base_qrels: JudgedSet | None = None) -> int:
-    """The deepest rank d such that every document in the depth-d pool of ``runs`` (default: the judged runs) has
-    a judgment (grade >= 0) in ``base_qrels`` (default: the collection's): how deep a sample can reach. TREC-8's
-    72 judged runs give 100; a collection judged completely gives its run depth."""
+    """How deep a sample can reach: the deepest rank d such that every document in the depth-d pool of ``runs``
+    (default: the judged runs) has a judgment (grade >= 0) in ``base_qrels`` (default: the collection's).
+
+    With the defaults, the collection's own judged depth is returned when its metadata has one (given by the
+    reviewer in ``collection.json`` or derived at load, see :mod:`evalkit.pool_metadata`). TREC-8's 72 judged runs
+    give 100; a collection judged completely gives its run depth. **0 when no run is judged** (or the pool's first
+    rank already misses a judgment): an empty pool says nothing about how deep judgments go, so the run depth is
+    never claimed for it.
+    """
+    if runs is None and base_qrels is None and collection.metadata.get("judged_depth"):
+        return int(collection.metadata["judged_depth"])
     base = collection.qrels if base_qrels is None else base_qrels
     p = pool(collection, collection.depth, runs)
+    if not len(p):
+        return 0
     grade = base.lookup(p.topic, p.doc)
     unjudged = grade < 0
     if not unjudged.any():
@@ -223,7 +233,11 @@ def relevance_sample(
     """
     base = collection.qrels if base_qrels is None else base_qrels
     if max_depth == "judged":
-        cap = judged_depth(collection, runs, base)
+        cap = judged_depth(collection, runs, base_qrels)
+        if cap < 1:
+            raise ValueError(f"{collection.name}: no judgments reach any depth of the pool of "
+                             f"{'the judged runs' if runs is None else 'these runs'} (judged depth 0): is any run "
+                             "judged? (see evalkit.pool_metadata)")
     elif max_depth is None:
         cap = collection.depth
     else:

@@ -44,6 +44,7 @@ __all__ = [
     "Strategy",
     "STRATEGIES",
     "get_strategy",
+    "scale_strategy",
     "SampleResult",
     "sample",
     "uniform_sample",
@@ -244,6 +245,25 @@ STRATEGIES: dict[str, Strategy] = {
         Strategy("medical2012", (Stratum(1, 15, 1.0), Stratum(16, 100, 0.25))),
     )
 }
+
+
+def scale_strategy(strategy: Strategy, judged_depth: int, reference: int = 100) -> Strategy | None:
+    """A strategy written for pools judged to ``reference`` (the presets: TREC-8's 100) on a collection judged only
+    to ``judged_depth``: every stratum's bottom rank scaled by ``judged_depth / reference`` (rounded, at least one
+    rank a stratum, strata kept contiguous), rates unchanged, same name. Unchanged when ``judged_depth >=
+    reference``; None when the strategy has more strata than the collection has judged ranks.
+    E.g. at judged depth 7, 2strata [1-10]@1 + [11-100]@0.15 becomes [1-1]@1 + [2-7]@0.15."""
+    if judged_depth >= reference:
+        return strategy
+    strata, previous = [], 0
+    for stratum in strategy.strata:
+        top = max(previous + 1, int(round((stratum.from_rank - 1) * judged_depth / reference)) + 1)
+        bottom = max(top, int(round(stratum.to_rank * judged_depth / reference)))
+        if bottom > judged_depth:
+            return None
+        strata.append(Stratum(top, bottom, stratum.rate))
+        previous = bottom
+    return Strategy(strategy.name, tuple(strata))
 
 
 def get_strategy(spec: str | Strategy) -> Strategy:

@@ -69,7 +69,8 @@ from scipy import special
 
 from .collection import Collection, JudgedSet
 
-__all__ = ["simulate_collection", "load_params", "DEFAULT_PARAMS_PATH", "PARAMETER_NAMES", "PARAMETER_DOC"]
+__all__ = ["simulate_collection", "write_collection", "COLLECTION_PRESETS", "load_params", "DEFAULT_PARAMS_PATH",
+           "PARAMETER_NAMES", "PARAMETER_DOC"]
 
 DEFAULT_PARAMS_PATH = Path(__file__).resolve().parent.parent / "data" / "synthetic_trec8_params.json"
 
@@ -435,6 +436,16 @@ def simulate_collection(
         },
         index=pd.Index(run_names, name="run"),
     )
+    judged_per_group = int(p["groups"]["judged_per_group"])
+    metadata = {
+        "n_runs": int(n_runs),
+        "n_judged": int(runs_info["judged"].sum()),
+        "judged_runs_source": "simulator",
+        "judged_runs_rule": f"simulator: the first {judged_per_group} run(s) of each group by pool_priority",
+        "judged_depth": int(depth),
+        "judged_depth_source": "simulator",
+        "judged_depth_rule": "simulator: every retrieved document is judged",
+    }
     return Collection(
         name=name,
         topics=np.asarray([str(t + 1) for t in range(n_topics)], dtype=object),
@@ -444,4 +455,85 @@ def simulate_collection(
         scores=scores,
         qrels=qrels,
         runs_info=runs_info,
+        metadata=metadata,
     )
+
+
+# ------------------------------------------------------------------------------------------------ test collections
+
+#: Collections shaped unlike TREC-8, written as TREC files by :func:`write_collection`.
+#:
+#: ``shallow``: 143 runs in about 56 groups, 30 topics with numeric ids (301-330), grades 0/1/2, qrels = the
+#: depth-7 pool of one run per group (``pool_priority`` 1), runs 100 deep; ``runs_table.tsv`` says which runs
+#: contributed (column ``judged``) and ``collection.json`` gives the judged depth (7).
+#: ``unmarked``: the same files without the ``judged`` column and without ``collection.json`` (what a reviewer
+#: has before saying anything about the pools: the derived rule finds no judged run).
+#: ``tiny``: 3 runs (one group each, all contributing), 5 topics with string ids, grades 0/1/2, qrels = the
+#: depth-20 pool, runs 50 deep; ``runs_table.tsv`` with ``judged``, ``collection.json`` with the judged depth.
+COLLECTION_PRESETS: dict[str, dict] = {
+    "shallow": {"n_topics": 30, "n_runs": 143, "depth": 100, "judged_depth": 7, "judged_per_group": 1,
+                "size_pmf": [0.3, 0.25, 0.2, 0.15, 0.1], "topic_ids": [str(301 + t) for t in range(30)],
+                "judged_column": True, "collection_file": True},
+    "unmarked": {"n_topics": 30, "n_runs": 143, "depth": 100, "judged_depth": 7, "judged_per_group": 1,
+                 "size_pmf": [0.3, 0.25, 0.2, 0.15, 0.1], "topic_ids": [str(301 + t) for t in range(30)],
+                 "judged_column": False, "collection_file": False},
+    "tiny": {"n_topics": 5, "n_runs": 3, "depth": 50, "judged_depth": 20, "judged_per_group": 1, "size_pmf": [1.0],
+             "topic_ids": ["alpha", "bravo", "charlie", "delta", "echo"],
+             "judged_column": True, "collection_file": True},
+}
+
+
+def write_collection(path: str | os.PathLike, preset: str = "shallow", *, seed: int = 0, **overrides) -> Path:
+    """Simulate a collection shaped unlike TREC-8 and write it as a dataset folder of TREC files.
+
+    ``preset``: a key of :data:`COLLECTION_PRESETS` (``shallow``, ``unmarked``, ``tiny``); ``overrides`` change any
+    of its entries (e.g. ``n_runs=20, depth=50``). The folder gets ``runs/input.<run>`` (TREC run files),
+    ``qrels.txt`` (the depth-``judged_depth`` pool of the contributing runs, with the simulator's grades 0/1/2),
+    ``runs_table.tsv`` (``run group track type pool_priority`` and, if ``judged_column``, ``judged``) and, if
+    ``collection_file``, ``collection.json`` (``name``, ``judged_depth``). The same seed writes the same bytes.
+    Load it with ``evalkit.load_dataset(path)``. Returns ``path``.
+    """
+    if preset not in COLLECTION_PRESETS:
+        raise KeyError(f"unknown preset {preset!r}; presets: {', '.join(COLLECTION_PRESETS)}")
+    spec = {**COLLECTION_PRESETS[preset], **overrides}
+    unknown = set(spec) - set(COLLECTION_PRESETS["shallow"])
+    if unknown:
+        raise KeyError(f"unknown write_collection options {sorted(unknown)}; known: {sorted(COLLECTION_PRESETS['shallow'])}")
+    from .sampling import pool
+
+    params = {"groups": {"size_pmf": list(spec["size_pmf"]), "judged_per_group": int(spec["judged_per_group"])}}
+    collection = simulate_collection(n_topics=spec["n_topics"], n_runs=spec["n_runs"], depth=spec["depth"],
+                                     seed=seed, params=params, graded=True, name=preset)
+    topic_ids = np.asarray(spec["topic_ids"], dtype=object)
+    if len(topic_ids) != collection.n_topics or len(set(topic_ids)) != len(topic_ids):
+        raise ValueError(f"topic_ids must be {collection.n_topics} distinct ids")
+    folder = Path(path)
+    (folder / "runs").mkdir(parents=True, exist_ok=True)
+    info = collection.runs_info
+    rank = np.arange(1, collection.depth + 1)
+    for s, run in enumerate(collection.run_names):
+        docs = collection.docs[s]
+        present = docs >= 0
+        topic_of = np.broadcast_to(topic_ids[:, None], docs.shape)[present]
+        frame = pd.DataFrame({"topic": topic_of, "q0": "Q0", "docno": collection.vocabulary[docs[present]],
+                              "rank": np.broadcast_to(rank, docs.shape)[present],
+                              "score": collection.scores[s][present], "tag": run})
+        frame.to_csv(folder / "runs" / f"input.{run}", sep=" ", header=False, index=False, float_format="%.6f")
+    judged = pool(collection, int(spec["judged_depth"]), collection.judged_runs).judged_set(collection.qrels)
+    qrels = pd.DataFrame({"topic": topic_ids[judged.topic], "iteration": 0,
+                          "docno": collection.vocabulary[judged.doc], "grade": judged.grade})
+    qrels.to_csv(folder / "qrels.txt", sep=" ", header=False, index=False)
+    table = pd.DataFrame({"run": collection.run_names, "group": info["group"].to_numpy(), "track": "adhoc",
+                          "type": info["type"].to_numpy(), "pool_priority": info["pool_priority"].to_numpy()})
+    if spec["judged_column"]:
+        table["judged"] = np.where(info["judged"].to_numpy(bool), "yes", "no")
+    table.to_csv(folder / "runs_table.tsv", sep="\t", index=False)
+    description = (f"evalkit simulator, preset {preset!r}, seed {seed}: {collection.n_runs} runs, "
+                   f"{collection.n_topics} topics, pools judged to depth {spec['judged_depth']}")
+    if spec["collection_file"]:
+        (folder / "collection.json").write_text(json.dumps(
+            {"name": f"{preset} (simulated)", "judged_depth": int(spec["judged_depth"]), "description": description},
+            indent=1) + "\n")
+    else:
+        (folder / "collection.json").unlink(missing_ok=True)
+    return folder

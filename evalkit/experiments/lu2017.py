@@ -74,6 +74,18 @@ from ..estimation import (
     system_matrix,
     two_strata_qrels,
 )
+from ..needs import (
+    REFERENCE_DEPTH,
+    Plan,
+    judged_depth_of,
+    require,
+    require_judged_depth,
+    require_judged_groups,
+    require_judged_runs,
+    require_topics,
+    scale_depth,
+    scale_depths,
+)
 from ..stats import dist, tau_distance
 
 __all__ = [
@@ -81,6 +93,11 @@ __all__ = [
     "PAPER_TABLE3",
     "TABLE2_ESTIMATORS",
     "Lu2017Data",
+    "DEFAULT_DEPTHS",
+    "DEFAULT_GAMMA_DEPTHS",
+    "DEFAULT_FIGURE4_DEPTHS",
+    "plan",
+    "paper_table2",
     "prepare",
     "figure3_gamma_by_depth",
     "figure3_gamma_per_topic",
@@ -180,6 +197,101 @@ TB06,Lin,0.112,35
 TB06,La,0.090,48
 TB06,Lb,0.086,46
 """))
+
+
+# ------------------------------------------------------------------------------------------ needs
+
+#: the paper's pool depths d' (Table 2), Figure 3's depths, Figure 4's depths; all for the reference depth d = 100
+DEFAULT_DEPTHS = (10, 20, 30)
+DEFAULT_GAMMA_DEPTHS = tuple(range(10, 101, 10))
+DEFAULT_FIGURE4_DEPTHS = (10, 20, 30, 40, 50, 60)
+DEFAULT_TABLE3_DEPTH = 10
+DEFAULT_TWO_STRATA_DEPTH = 10
+
+
+def plan(collection: Collection, reference_depth: int = REFERENCE_DEPTH, depths=DEFAULT_DEPTHS,
+         gamma_depths=DEFAULT_GAMMA_DEPTHS, figure4_depths=DEFAULT_FIGURE4_DEPTHS,
+         table3_depth: int = DEFAULT_TABLE3_DEPTH, two_strata_depth: int = DEFAULT_TWO_STRATA_DEPTH,
+         repetitions: int = 10, fast: bool = False) -> Plan:
+    """What the notebook needs from ``collection``, and the depths it will use there.
+
+    Needs: at least 2 contributing (judged) runs (the gain models and the framework learn from them, and Figures 4
+    and 6 order them); judged runs from at least 2 groups (Table 3 leaves one group out); at least 2 topics
+    (dist's paired t-tests); the reference depth d within the judged depth (the reference scores are RBP@d on
+    the complete judgments). The paper's depths are written for d = 100: when d is the default and the collection
+    is judged less deep, d becomes the judged depth; default pool depths d' are then scaled by d / 100 (the
+    paper's ratios d'/d kept; duplicates dropped, every d' < d) and the note says so. Depths the user set are
+    checked (each d' < d, Figure 3's <= d). ``fast``: the smaller grids of quick runs (the first two d', three of
+    Figure 3's depths, two of Figure 4's, at most 3 repetitions, Table 3 over 6 groups), taken after scaling.
+    Parameters:
+    ``reference_depth``, ``depths``, ``table1_depths``, ``gamma_depths``, ``figure4_depths``, ``table3_depth``,
+    ``two_strata_depth``, ``first_depth`` (the d' of Figure 3's middle and right panels and the explorer),
+    ``paper_depths`` (each d' -> the paper's d' it stands for), ``repetitions``, ``table3_groups`` (None: all).
+    """
+    require_judged_runs(collection, 2, "for the estimators to learn from")
+    require_judged_groups(collection, 2, "(Table 3 leaves one group out)")
+    require_topics(collection, 2, "(dist's paired t-tests pair topics)")
+    judged = judged_depth_of(collection)
+    require(judged is not None and judged >= 2, "judgments at least 2 ranks deep (a reference depth d and a "
+            "shallower pool d')", f"judged depth {judged or 0}",
+            "Give \"judged_depth\" in collection.json if the pools were deeper.")
+    top = min(judged, collection.depth)
+    notes = []
+    if int(reference_depth) == REFERENCE_DEPTH and top < REFERENCE_DEPTH:
+        d = top
+        notes.append(f"reference depth d = {d} (the judged depth; the paper's 100)")
+    else:
+        d = int(reference_depth)
+        require_judged_depth(collection, d, "reference_depth")
+
+    def depths_for(values, default, parameter, inclusive=False):
+        values = [int(v) for v in (values if np.ndim(values) else [values])]
+        if tuple(values) == tuple(default) and d < REFERENCE_DEPTH:
+            return scale_depths(values, d, below=d + 1 if inclusive else d), True
+        bad = [v for v in values if v > d or (v == d and not inclusive) or v < 1]
+        require(not bad, f"pool depths d' {'<=' if inclusive else '<'} the reference depth d = {d} "
+                f"({parameter} = {values})", f"d = {d} (judged depth {judged})",
+                f"Drop {bad} from {parameter}" + (f", or raise reference_depth (at most {top})." if d < top else "."))
+        return values, False
+
+    depths_used, scaled = depths_for(depths, DEFAULT_DEPTHS, "depths")
+    table1_used, _ = depths_for(DEFAULT_DEPTHS, DEFAULT_DEPTHS, "depths")
+    gamma_used, _ = depths_for(gamma_depths, DEFAULT_GAMMA_DEPTHS, "gamma_depths", inclusive=True)
+    figure4_used, _ = depths_for(figure4_depths, DEFAULT_FIGURE4_DEPTHS, "figure4_depths")
+    table3_used, _ = depths_for([table3_depth], [DEFAULT_TABLE3_DEPTH], "table3_depth")
+    two_strata_used, _ = depths_for([two_strata_depth], [DEFAULT_TWO_STRATA_DEPTH], "two_strata_depth")
+    require(len(depths_used) > 0, f"a pool depth d' below d = {d}", "none", "Raise reference_depth.")
+    paper_depths: dict = {}
+    if scaled:
+        for paper_d in DEFAULT_DEPTHS:  # each scaled d' stands for the first paper d' that maps to it
+            if scale_depth(paper_d, d) < d:
+                paper_depths.setdefault(scale_depth(paper_d, d), paper_d)
+        notes.append(f"pool depths d' = {depths_used} (the paper's {list(DEFAULT_DEPTHS)} of 100, scaled), "
+                     f"Figure 3 {gamma_used}, Figure 4 {figure4_used}, Table 3 {table3_used[0]}, two strata "
+                     f"{two_strata_used[0]} + a sample to {d}")
+    else:
+        paper_depths = {v: v for v in depths_used if v in DEFAULT_DEPTHS}
+    table3_groups = None
+    if fast:
+        table3_groups = 6
+        depths_used = depths_used[:2]
+        gamma_used = [gamma_used[i] for i in sorted({0, min(2, len(gamma_used) - 1), len(gamma_used) - 1})]
+        figure4_used = [figure4_used[i] for i in sorted({0, min(2, len(figure4_used) - 1)})]
+        repetitions = min(int(repetitions), 3)
+    return Plan("04_lu2017", collection.name, {
+        "reference_depth": d, "depths": depths_used, "table1_depths": table1_used, "gamma_depths": gamma_used,
+        "figure4_depths": figure4_used, "table3_depth": table3_used[0], "two_strata_depth": two_strata_used[0],
+        "first_depth": depths_used[0], "paper_depths": paper_depths, "repetitions": int(repetitions),
+        "table3_groups": table3_groups}, notes)
+
+
+def paper_table2(depths, paper_depths: dict | None = None) -> pd.DataFrame:
+    """The rows of :data:`PAPER_TABLE2` for the kit's pool depths: each kit d' takes the paper's rows of the d' it
+    stands for (``paper_depths``, from :func:`plan`; default: the same d'), relabelled with the kit's d'."""
+    paper_depths = {int(d): int(d) for d in depths} if paper_depths is None else paper_depths
+    parts = [PAPER_TABLE2[PAPER_TABLE2["depth"] == paper_depths[d]].assign(depth=int(d))
+             for d in depths if int(d) in paper_depths]
+    return pd.concat(parts, ignore_index=True) if parts else PAPER_TABLE2.iloc[:0].copy()
 
 
 # ------------------------------------------------------------------------------------------ shared set-up
@@ -312,20 +424,21 @@ def rmse_ordering(frame: pd.DataFrame, theta: float | None = None) -> pd.DataFra
 
 
 def table3(data, depth: int = 10, theta: float = 0.0, estimators=TABLE2_ESTIMATORS, groups=None,
-           per_group: bool = False) -> pd.DataFrame:
+           per_group: bool = False, max_groups: int | None = None) -> pd.DataFrame:
     """Table 3: leave-one-group-out at pool depth ``depth``.
 
     For every group with contributing runs: the pool (and the system matrix, gain models, framework weights) is
     built from the *other* groups' contributing runs only, and the group's contributing runs are scored against
     their reference (full qrels, depth d). ``groups`` (run name -> group) defaults to ``runs_info['group']``.
     Returns the mean over groups of RMSE and Acc% per estimator (``per_group=True``: one row per group and
-    estimator, with ``n_runs``).
+    estimator, with ``n_runs``). ``max_groups``: leave out only the first that many groups (in run order; quick
+    runs), every group when None.
     """
     data = _data(data)
     c = data.collection
     group_of = (c.runs_info["group"] if groups is None else pd.Series(groups)).reindex(c.run_names).to_numpy()
     rows = []
-    for group in pd.unique(group_of[data.pool_runs]):
+    for group in pd.unique(group_of[data.pool_runs])[:max_groups]:
         left_out = (group_of == group) & data.pool_runs
         pool = data.pool_runs & ~left_out
         judgments = pool_qrels(c, depth, pool)
@@ -487,6 +600,9 @@ def table1(data, depths=(10, 20, 30), n_repetitions: int = 0, seed: int = 2017, 
 def rmse_ranks(frame: pd.DataFrame) -> pd.DataFrame:
     """A long Table-2 frame (the kit's or :data:`PAPER_TABLE2`) with every estimator's RMSE rank (1 = lowest,
     ties share the lower rank) per (collection, depth, theta); LB and RM (ungated) join every theta."""
+    columns = ["collection", "depth", "theta", "estimator", "rmse", "acc", "rank"]
+    if not len(frame):
+        return pd.DataFrame(columns=columns)
     rows = []
     thetas = sorted(frame["theta"].dropna().unique())
     for (collection, depth), group in frame.groupby(["collection", "depth"], sort=False):
@@ -497,14 +613,20 @@ def rmse_ranks(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(rows, ignore_index=True)
 
 
-def compare_orderings(kit: pd.DataFrame, paper: pd.DataFrame = PAPER_TABLE2) -> pd.DataFrame:
+def compare_orderings(kit: pd.DataFrame, paper: pd.DataFrame = PAPER_TABLE2,
+                      paper_depths: dict | None = None) -> pd.DataFrame:
     """The estimators' RMSE orderings of the kit's Table 2 beside each of the paper's collections, per (depth,
     theta) the kit ran: ``depth, theta, collection, ordering, best, worst, tau`` (Kendall's tau-b between that
-    collection's RMSE ranks and the kit's over the five estimators; 1 for the kit's own row)."""
+    collection's RMSE ranks and the kit's over the five estimators; 1 for the kit's own row). ``paper_depths``
+    (kit d' -> the paper's d', from :func:`plan`) pairs scaled depths with the paper's rows."""
     from scipy.stats import kendalltau
 
-    both = pd.concat([rmse_ranks(kit), rmse_ranks(paper[paper["depth"].isin(kit["depth"].unique())])],
-                     ignore_index=True)
+    depths = [int(d) for d in kit["depth"].unique()]
+    if paper_depths is not None or paper is PAPER_TABLE2:
+        rows = paper_table2(depths, paper_depths)
+    else:
+        rows = paper[paper["depth"].isin(depths)]
+    both = pd.concat([rmse_ranks(kit)] + ([rmse_ranks(rows)] if len(rows) else []), ignore_index=True)
     both["theta"] = both["theta"].round(6)
     kit_name = kit["collection"].iloc[0]
     rows = []
@@ -562,7 +684,8 @@ def claims(dataset: str, *, gamma_by_depth=None, gamma_per_topic=None, rmse_vs_t
         above = int((gm > theta).sum())
         out.append(Claim(
             paper, "Fig. 3 middle: at d'=10 gamma varies by topic; not every topic needs adjusting",
-            "spread 0-32e-3; some topics low, some high", f"min {gm.min() * 1e3:.1f}e-3, median {gm.median() * 1e3:.1f}e-3, "
+            "spread 0-32e-3; some topics low, some high", f"d'={int(gamma_per_topic['depth'].iloc[0])}: "
+            f"min {gm.min() * 1e3:.1f}e-3, median {gm.median() * 1e3:.1f}e-3, "
             f"max {gm.max() * 1e3:.1f}e-3; {above} of {len(gm)} topics above theta={theta:g}", dataset,
             "yes" if 0 < above < len(gm) else "no", "theta = 0.018 was set on TREC5/7/8 by the authors"))
     if rmse_vs_theta is not None:
@@ -637,6 +760,7 @@ def claims(dataset: str, *, gamma_by_depth=None, gamma_per_topic=None, rmse_vs_t
         out.append(Claim(
             paper, "Table 3, leave one group out (d'=10, theta=0): the framework corrects system bias too; "
             "Rob04: Lb < LB = La < Lin < RM", "Lb .050 < LB .060 = La .060 < Lin .068 < RM .126",
+            f"d'={int(t3['depth'].iloc[0]) if 'depth' in t3 else '?'}: "
             f"{order} ({', '.join(f'{e} {r:.3f}' for e, r in t3['rmse'].sort_values().items())}; "
             f"{int(t3['n_groups'].iloc[0])} groups)", dataset,
             "yes" if best == "Lb" else "partly" if t3.loc["Lb", "rmse"] < min(t3.loc["Lin", "rmse"], t3.loc["RM", "rmse"])
@@ -676,7 +800,21 @@ def claims(dataset: str, *, gamma_by_depth=None, gamma_per_topic=None, rmse_vs_t
                 dataset, "yes" if sd.idxmax() == "InfAP" and f6[("dist", "mean")].idxmax() == "InfAP" else
                 "partly" if f6[("dist", "mean")].idxmax() == "InfAP" or sd.idxmax() == "InfAP" else "no",
                 "InfAP is compared with AP@d, the others with RBP@d"))
-    return out
+    # the collections each figure comes from (default: Table 2's six); every row but Fig. 6's "< 0.05" is about a
+    # direction or an ordering, which can be checked on any collection (evalkit.report's grading)
+    from dataclasses import replace
+
+    return [replace(c, paper_dataset=next((v for k, v in CLAIM_COLLECTIONS.items() if c.claim.startswith(k)), ""),
+                    kind="value" if c.claim.startswith("Fig. 6 (two strata)") else "direction") for c in out]
+
+
+#: the paper's collections behind each claim (by the start of its text); others: Table 2's six
+CLAIM_COLLECTIONS = {
+    "Fig. 3 left": "TREC-5, Rob04, TREC-10, TB06",
+    "Fig. 3 middle": "TREC-5",
+    "Fig. 3 right": "TREC-5, TREC-7, TREC-8",
+    "Table 3": "Rob04, TB04, TB05, TB06",
+}
 
 
 # ------------------------------------------------------------------------------------------ the widget
@@ -865,9 +1003,11 @@ def explorer(data, fit_depth: int = 10, theta: float = DEFAULT_THETA, estimator:
     scored = np.flatnonzero(data.pool_runs)
     run, topic = default_selection(data, fit_depth, run, topic, cache)
     p_options = sorted({float(x) for x in p_values} | {data.p})
+    # d' in steps of 5 up to 50 on TREC-8-deep pools; single ranks below d on shallow ones
+    step, low, high = (5, 5, min(50, data.depth - 5)) if data.depth >= 20 else (1, 1, data.depth - 1)
     controls = {
-        "fit_depth": widgets.IntSlider(value=fit_depth, min=5, max=min(50, data.depth - 5), step=5, description="d'",
-                                       continuous_update=False),
+        "fit_depth": widgets.IntSlider(value=min(max(int(fit_depth), low), high), min=low, max=high, step=step,
+                                       description="d'", continuous_update=False),
         "theta": widgets.FloatSlider(value=theta, min=0.0, max=0.04, step=0.001, readout_format=".3f",
                                      description="theta", continuous_update=False),
         "p": widgets.SelectionSlider(options=p_options, value=data.p, description="RBP p", continuous_update=False),

@@ -59,6 +59,16 @@ from ..relevance_sampling import (
     relevance_sample,
     subsample_qrels,
 )
+from ..needs import (
+    REFERENCE_DEPTH,
+    Plan,
+    judged_depth_of,
+    require,
+    require_judged_groups,
+    require_judged_runs,
+    require_topics,
+    scale_depth,
+)
 from ..stats import kendall_tau, pearson
 
 __all__ = [
@@ -80,6 +90,7 @@ __all__ = [
     "figure1_summary",
     "leave_one_group_out",
     "logo_summary",
+    "plan",
     "plot_depths",
     "plot_figure1",
     "pooled_map",
@@ -625,6 +636,40 @@ def titlestat_example() -> dict:
 # ----------------------------------------------------------------------------------------------------------------
 
 
+def plan(collection: Collection, phase1_depth: int = DEFAULTS["phase1_depth"], n_subsamples: int = 100) -> Plan:
+    """What the study needs from ``collection``, and the depths it will use there.
+
+    Needs: at least 2 judged runs from at least 2 groups (the pool, Figure 1's tau, leaving one group out); at
+    least 2 topics (the ANOVAs' topic effect); judgments deeper than the phase-1 depth (the sample reaches below the phase-1 pool). The paper's phase-1 depth (50) is half of TREC-8's
+    judged depth; on a collection judged less than 100 deep it becomes ``round(50 * judged depth / 100)`` (at most
+    judged depth - 1), and the note says so; a phase-1 depth the user set is checked. The sample's depth is capped
+    at the judged depth. ``n_subsamples`` < 2 is a ValueError (the ANOVA's sample effect needs two). Parameters:
+    ``phase1_depth``, ``max_depth`` (the cap), ``n_subsamples``.
+    """
+    require_judged_runs(collection, 2, "to pool from (Figure 1's tau needs two pooling runs)")
+    require_judged_groups(collection, 2, "to leave one group out")
+    require_topics(collection, 2, "(the ANOVAs test a topic effect)")
+    if int(n_subsamples) < 2:
+        raise ValueError(f"n_subsamples must be >= 2 (the ANOVA's sample effect), got {n_subsamples}")
+    judged = judged_depth_of(collection)
+    require(judged is not None and judged >= 2, "judgments at least 2 ranks deep (a phase-1 pool and a sample "
+            "below it)", f"judged depth {judged or 0}", "Give \"judged_depth\" in collection.json if the pools "
+            "were deeper.")
+    cap = min(judged, collection.depth)
+    notes = []
+    if int(phase1_depth) == DEFAULTS["phase1_depth"] and cap < REFERENCE_DEPTH:
+        phase1 = min(scale_depth(phase1_depth, cap), cap - 1)
+        notes.append(f"phase-1 depth {phase1} (the paper's 50 of TREC-8's 100, scaled to the judged depth {cap}); "
+                     f"samples capped at depth {cap}")
+    else:
+        phase1 = int(phase1_depth)
+        require(phase1 < cap, f"judgments deeper than the phase-1 depth (phase1_depth = {phase1}) to sample below "
+                "it", f"judged depth {cap} ({collection.metadata.get('judged_depth_rule', 'derived')})",
+                f"Set phase1_depth to at most {cap - 1}.")
+    return Plan("03_soboroff2007", collection.name, {"phase1_depth": phase1, "max_depth": cap,
+                                                     "n_subsamples": int(n_subsamples)}, notes)
+
+
 @dataclass
 class Study:
     """Everything the notebook shows: the sample, the score matrices, Figure 1, leave-one-group-out, ANOVAs."""
@@ -690,7 +735,8 @@ def claims(study: Study, dataset: str) -> list:
               f"{s['topics']} topics capped at {study.sample.params['max_depth']})", dataset, "", note_design),
         Claim(paper, "sample documents (relevant) a topic", "492 (36)",
               f"{s['docs_per_topic']:.0f} ({s['relevant_per_topic']:.1f})", dataset, "", note_design),
-        Claim(paper, "sampled beyond the depth-50 pool: documents (relevant) a topic", "211 (14)",
+        Claim(paper, f"sampled beyond the phase-1 pool (depth {study.sample.params['phase1_depth']}; paper: 50): "
+              "documents (relevant) a topic", "211 (14)",
               f"{s['beyond_pool_docs']:.0f} ({s['beyond_pool_relevant']:.1f})", dataset,
               "yes" if abs(s["beyond_pool_docs"] - 200) < 30 else "partly",
               "documents follow from the rate (200 / new documents); relevant ones depend on the collection"),
@@ -700,19 +746,19 @@ def claims(study: Study, dataset: str) -> list:
               f"{tau:.3f}", dataset, "yes" if 0.7 <= tau <= 0.9 else "partly"),
         Claim(paper, "runs whose infAP is not lower than MAP", "4",
               f"{int(f['runs with infAP >= MAP'])} of {int(f['runs'])}", dataset,
-              "yes" if f["runs with infAP >= MAP"] <= 0.1 * f["runs"] else "partly"),
+              "yes" if f["runs with infAP >= MAP"] <= 0.1 * f["runs"] else "partly", kind="direction"),
         Claim(paper, "leave one group out: infAP ranks move less than MAP ranks, scores change similarly",
               "qualitative (table not in the text)",
               f"mean |rank change| MAP {map_rank:.2f}, infAP {inf_rank:.2f}; mean |score change| "
               f"MAP {map_score:.4f}, infAP {inf_score:.4f}", dataset,
-              "yes" if inf_rank < 0.9 * map_rank else "partly" if inf_rank <= map_rank else "no"),
+              "yes" if inf_rank < 0.9 * map_rank else "partly" if inf_rank <= map_rank else "no", kind="direction"),
         Claim(paper, "ANOVA over the subsamples: sample effect (infAP ~ topic + sample, runs as replicates)",
               "not significant at 0.05", f"p = {a.sample_p:.3g} ({study.subsample_scores.shape[0]} subsamples)",
               dataset, "yes" if a.sample_p >= 0.05 else "no",
-              "runs share each subsample's qrels, so they are not independent replicates"),
+              "runs share each subsample's qrels, so they are not independent replicates", kind="direction"),
         Claim(paper, "ANOVA: sample effect tested against the topic x sample interaction", "not significant at 0.05",
               f"p = {a.sample_p_mixed:.3g}", dataset, "yes" if a.sample_p_mixed >= 0.05 else "no",
-              "the kit's second reading (topics as a random effect)"),
+              "the kit's second reading (topics as a random effect)", kind="direction"),
         Claim(paper, "ANOVA: topics with a significant effect", "45 of 50",
               f"{a.topics_significant} of {len(a.topics)}", dataset, ""),
         Claim(paper, "per-run ANOVA: runs with a significant sample effect", "2 (p = 0.016, 0.014)",
@@ -805,11 +851,15 @@ def explorer(collection: Collection, rpt: float = DEFAULTS["rpt"], phase1_depth:
 
     cap = judged_depth(collection) if max_depth == "judged" else (collection.depth if max_depth is None
                                                                   else int(max_depth))
+    if cap < 2:
+        raise ValueError(f"{collection.name}: judgments reach depth {cap}; the explorer needs a phase-1 pool and "
+                         "a sample below it (see plan())")
     cache: dict = {}
     relevant = widgets.IntSlider(value=round(rpt * budget), min=1, max=max(2, budget // 2),
                                  description=f"rel / {budget}", continuous_update=False)
-    depth = widgets.IntSlider(value=min(phase1_depth, cap), min=5, max=cap, step=5, description="phase-1 depth",
-                              continuous_update=False)
+    step = 5 if cap >= 50 else 1  # 5-rank steps on TREC-8-deep pools, single ranks on shallow ones
+    depth = widgets.IntSlider(value=min(phase1_depth, cap - 1), min=step, max=cap - 1, step=step,
+                              description="phase-1 depth", continuous_update=False)
     fall = widgets.FloatSlider(value=slope, min=0.005, max=0.1, step=0.005, readout_format=".3f",
                                description="slope", continuous_update=False)
     return interactive_figure(

@@ -60,8 +60,18 @@ import pandas as pd
 from ..collection import Collection
 from ..evaluation import score_matrix
 from ..inferred import estimated_relevant, inferred_measures
+from ..needs import (
+    REFERENCE_DEPTH,
+    Plan,
+    judged_depth_of,
+    require,
+    require_judged_depth,
+    require_judged_runs,
+    require_topics,
+    scale_depth,
+)
 from ..parallel import run_trials, trial_collection
-from ..sampling import Strategy, Stratum, get_strategy, sample
+from ..sampling import STRATEGIES, Strategy, Stratum, get_strategy, sample, scale_strategy
 from ..stats import CATEGORY_NAMES, classify_significance, pearson, significant_pairs
 
 __all__ = [
@@ -77,6 +87,7 @@ __all__ = [
     "PAPER_CONCLUSIONS",
     "Gold",
     "Voorhees2014Result",
+    "plan",
     "prepare",
     "split_judged_runs",
     "strategy_seed",
@@ -171,6 +182,59 @@ PAPER_CONCLUSIONS = {
     "2strata_practical": "2strata (a fully judged top 10 plus a moderate-depth, moderate-rate stratum) is a "
                          "practical and effective strategy",
 }
+
+
+# ------------------------------------------------------------------------------------------------ needs
+
+
+def plan(collection: Collection, strategies: Sequence[str | Strategy] = DEFAULT_STRATEGIES) -> Plan:
+    """What the experiment needs from ``collection``, and the strategies it will run there.
+
+    Needs: at least 2 judged runs (each trial pools from half of them, at least one run); at least 3 topics (the
+    paired t-tests pair topics, and R̂ is correlated with R across topics); judgments as deep as the deepest
+    stratum. The presets (:data:`evalkit.sampling.STRATEGIES`) are written for TREC-8's depth-100 pools: on a
+    collection judged less deep each is scaled to its judged depth (:func:`evalkit.sampling.scale_strategy`;
+    e.g. at depth 7, 2strata becomes [1-1]@1 + [2-7]@0.15), a preset with more strata than judged ranks is
+    dropped, and the note says so. A strategy the user wrote (a Strategy or strategy text) is checked, not
+    changed. Parameters: ``strategies`` (Strategy objects), ``judged_depth``, ``example`` (bottoms and rates of
+    the notebook's custom-strategy example, [5, 60] @ [1, 0.2] scaled), and the explorer's ``slider_depth``
+    (deepest rank), ``explorer_initial`` (2strata-like sliders, scaled) and ``explorer_reference`` (pool25 and
+    2strata as run here).
+    """
+    k = require_judged_runs(collection, 2, "to split in half (each trial pools from half of them)")
+    require_topics(collection, 3, "(the paired t-tests pair topics; R̂ is correlated with R across topics)")
+    judged = judged_depth_of(collection)
+    require(judged is not None, "judgments for the first rank of every judged run", "none",
+            "Check the qrels file: the judged runs' first documents are not in it.")
+    notes = []
+    presets = [s for s in strategies if isinstance(s, str) and s in STRATEGIES]
+    custom = [get_strategy(s) for s in strategies if not (isinstance(s, str) and s in STRATEGIES)]
+    for strategy in custom:
+        require_judged_depth(collection, strategy.depth, "strategies",
+                             f"strategy {strategy.name!r} samples down to rank {strategy.depth}")
+    scaled, dropped = [], []
+    for name in presets:
+        strategy = scale_strategy(STRATEGIES[name], judged)
+        (scaled if strategy is not None else dropped).append(strategy or name)
+    if judged < REFERENCE_DEPTH and presets:
+        notes.append(f"the presets scaled to the judged depth {judged} (x{judged / REFERENCE_DEPTH:.2g}): "
+                     + ", ".join(str(s) for s in scaled))
+    if dropped:
+        notes.append(f"dropped {', '.join(dropped)} (more strata than the {judged} judged ranks)")
+    chosen = scaled + custom
+    require(len(chosen) > 0, f"a sampling strategy that fits in the {judged} judged rank(s)",
+            f"judged depth {judged}, too shallow for {', '.join(dropped)}",
+            "Pass strategies with fewer strata (e.g. \"[1-1]@1\"), or set \"judged_depth\" in collection.json if "
+            "the pools were deeper.")
+    if k < 4:
+        notes.append(f"each trial pools from {k // 2} of the {k} judged runs")
+    example = [scale_depth(5, judged), max(scale_depth(60, judged), scale_depth(5, judged) + 1)]
+    deep = min(REFERENCE_DEPTH, judged)
+    return Plan("01_voorhees2014", collection.name, {
+        "strategies": chosen, "judged_depth": judged, "example": (example, [1.0, 0.2]),
+        "slider_depth": min(judged, 200),
+        "explorer_initial": ((scale_depth(10, judged), 1.0), (deep, 0.15), (deep, 0.0)),
+        "explorer_reference": [s for s in chosen if s.name in ("pool25", "2strata")]}, notes)
 
 
 # ------------------------------------------------------------------------------------------------ gold
@@ -618,11 +682,12 @@ def _explorer_draw(gold, trial, seed, reference, **values):
 
 def strategy_explorer(data: Collection | Gold, trial: int = 0, seed: int = DEFAULT_SEED,
                       initial: Sequence[tuple[int, float]] = ((10, 1.0), (100, 0.15), (100, 0.0)),
-                      reference: Sequence[str] = ("pool25", "2strata")):
+                      reference: Sequence[str | Strategy] = ("pool25", "2strata"), max_depth: int = 200):
     """Sliders for a custom strategy of up to three strata (a depth and a rate each; stratum i covers the ranks
     below stratum i-1's depth down to its own; rate 0 leaves it out), re-running one trial live
-    (:func:`custom_trial`) and plotting its accuracy and R̂ correlation beside the ``reference`` presets on the
-    same split."""
+    (:func:`custom_trial`) and plotting its accuracy and R̂ correlation beside the ``reference`` strategies on the
+    same split. ``max_depth``: the sliders' deepest rank (the judged depth: see :func:`plan`); ``initial`` depths
+    beyond it are cut to it."""
     import ipywidgets as widgets
 
     from ..widgets import interactive_figure
@@ -632,8 +697,8 @@ def strategy_explorer(data: Collection | Gold, trial: int = 0, seed: int = DEFAU
         if reference else None
     controls = {}
     for i, (depth, rate) in enumerate(initial, start=1):
-        controls[f"d{i}"] = widgets.IntSlider(value=int(depth), min=1, max=200, step=1,
-                                              description=f"stratum {i} to", continuous_update=False)
+        controls[f"d{i}"] = widgets.IntSlider(value=min(int(depth), int(max_depth)), min=1, max=int(max_depth),
+                                              step=1, description=f"stratum {i} to", continuous_update=False)
         controls[f"r{i}"] = widgets.FloatSlider(value=float(rate), min=0.0, max=1.0, step=0.01,
                                                 description=f"rate {i}", continuous_update=False)
     from functools import partial
@@ -668,7 +733,7 @@ def claims(result: Voorhees2014Result) -> list:
         out.append(Claim(paper, "Table 1: 1stratum needs the largest judgment set", "largest (numbers not legible)",
                          ", ".join(f"{s} {v:.0f}" for s, v in sizes.items()) + " judgments/topic", ds,
                          "yes" if largest == "1stratum" else "no",
-                         "strategy rates reconstructed (the paper's are cut off in our text)"))
+                         "strategy rates reconstructed (the paper's are cut off in our text)", kind="direction"))
     t2 = table2(result)["mean"]
     if "1stratum" in names and len(names) > 1:
         worst = {m: t2.xs(m, level="measure")[names].idxmin() for m in result.measures if m in ("NDCG", "P(10)")}
@@ -676,19 +741,20 @@ def claims(result: Voorhees2014Result) -> list:
             acc = {m: t2.loc[("1stratum", m)] for m in worst}
             out.append(Claim(paper, "Table 2: 1stratum is consistently the worst for NDCG and P(10)", "worst",
                              "; ".join(f"{m}: worst {w} (1stratum {acc[m]:.3f})" for m, w in worst.items()), ds,
-                             "yes" if all(w == "1stratum" for w in worst.values()) else "no"))
+                             "yes" if all(w == "1stratum" for w in worst.values()) else "no", kind="direction"))
         if "MAP" in result.measures:
             r = _rank_of(t2.xs("MAP", level="measure")[names], "1stratum")
             out.append(Claim(paper, "Table 2: 1stratum only somewhat more competitive for MAP", "not the worst",
                              f"MAP accuracy {t2.loc[('1stratum', 'MAP')]:.3f}, rank {len(names) - r + 1} of "
-                             f"{len(names)}", ds, "yes" if r > 1 else "no"))
+                             f"{len(names)}", ds, "yes" if r > 1 else "no", kind="direction"))
     if {"3strata", "2strata"} <= set(names):
         diffs = {m: t2.loc[("3strata", m)] - t2.loc[("2strata", m)] for m in result.measures}
         below = all(d < 0 for d in diffs.values())
         out.append(Claim(paper, "Table 2: 3strata (large sparsely sampled stratum) is a poor choice", "poor",
                          "3strata - 2strata accuracy: " + ", ".join(f"{m} {d:+.3f}" for m, d in diffs.items()), ds,
                          "partly" if below else "no",
-                         "below 2strata on every measure, but not the worst strategy" if below else ""))
+                         "below 2strata on every measure, but not the worst strategy" if below else "",
+                         kind="direction"))
     pools = [s for s in ("pool15", "pool25") if s in names]
     if pools and "2strata" in names:
         parts, wins = [], 0
@@ -701,7 +767,8 @@ def claims(result: Voorhees2014Result) -> list:
         verdict = "yes" if wins > total / 2 and deeper else "partly" if wins or deeper else "no"
         out.append(Claim(paper, "Table 2 (TREC-8): pooling generally more accurate than 2strata, depending on depth",
                          "pool better, deeper pool better", "; ".join(parts) +
-                         (f"; pool25 > pool15 on every measure: {deeper}" if len(pools) == 2 else ""), ds, verdict))
+                         (f"; pool25 > pool15 on every measure: {deeper}" if len(pools) == 2 else ""), ds, verdict,
+                         kind="direction"))
     t3 = table3(result)["mean"]
     if pools and len(names) > len(pools):
         others = [s for s in names if s not in pools]
@@ -709,7 +776,8 @@ def claims(result: Voorhees2014Result) -> list:
         monotone = len(pools) < 2 or t3["pool15"] < t3["pool25"]
         out.append(Claim(paper, "Table 3: pooling gives the weakest R̂ correlation, weaker as the pool gets shallower",
                          "weakest; pool15 < pool25", ", ".join(f"{s} {t3[s]:.3f}" for s in names), ds,
-                         "yes" if weakest and monotone else "partly" if weakest or monotone else "no"))
+                         "yes" if weakest and monotone else "partly" if weakest or monotone else "no",
+                         kind="direction"))
     if "pool25" in result.strategy_names:
         fig = figure1_data(result, ["pool25"])
         big = fig[fig["gold"] > 20]
@@ -718,7 +786,8 @@ def claims(result: Voorhees2014Result) -> list:
         out.append(Claim(paper, "Figure 1: pool25 underestimates R for all but the smallest relevant sets",
                          "underestimates", f"mean R̂ < 0.95 R on {under} of {len(big)} topics with R > 20 "
                          f"(mean R̂/R = {ratio:.2f})", ds,
-                         "yes" if len(big) and under >= 0.9 * len(big) else "partly" if under else "no"))
+                         "yes" if len(big) and under >= 0.9 * len(big) else "partly" if under else "no",
+                         kind="direction"))
         low, r = low_estimate_topics(result, "pool25")
         matched = compare_low_r(result, "pool25")
         close = int(((matched["kit mean R̂"] - matched["paper mean R̂"]).abs() <= 0.5).sum())
@@ -726,9 +795,9 @@ def claims(result: Voorhees2014Result) -> list:
                          f"{len(PAPER_LOW_R)} topics, r = {PAPER_LOW_R_CORRELATION:.2f}",
                          f"{len(low)} topics ({', '.join(map(str, low['topic']))}), r = {r:.2f}; "
                          f"{close} of the paper's 9 (R, R̂) pairs found within 0.5", ds,
-                         "partly" if close >= 5 else "no" if ds == "trec8" else "",
-                         "compare_low_r matches the paper's pairs to topics by gold R" if close >= 5 or ds == "trec8"
-                         else "the paper's topics are TREC-8's: not comparable on this collection"))
+                         "partly" if close >= 5 else "no",
+                         "compare_low_r matches the paper's pairs to topics by gold R (the paper's topics are "
+                         "TREC-8's)"))
     if "2strata" in names and len(names) > 1:
         mean_acc = t2.groupby(level="strategy").mean()[names]
         r_acc = _rank_of(mean_acc, "2strata", ascending=False)
@@ -736,5 +805,5 @@ def claims(result: Voorhees2014Result) -> list:
         out.append(Claim(paper, "Conclusion: 2strata is a practical and effective strategy", "recommended",
                          f"2strata: mean accuracy rank {r_acc}/{len(names)}, R̂ correlation rank {r_r}/{len(names)}, "
                          f"{t1.loc['2strata', 'per topic']:.0f} judgments/topic", ds,
-                         "yes" if r_acc <= 2 and r_r <= 2 else "partly"))
+                         "yes" if r_acc <= 2 and r_r <= 2 else "partly", kind="direction"))
     return out

@@ -1,0 +1,230 @@
+"""Pool metadata a reviewer gives (runs_table.tsv 'judged', collection.json / .toml) or the kit derives, read
+through the front door: simulated collections written as TREC files and loaded with load_dataset."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalkit.datasets import load_dataset
+from evalkit.pool_metadata import PoolMetadataError, complete_depths, describe
+from evalkit.relevance_sampling import judged_depth
+from evalkit.simulate import write_collection
+
+SMALL = {"n_runs": 20, "n_topics": 8, "depth": 30, "topic_ids": [str(401 + t) for t in range(8)]}
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    """One small shallow-pool folder (depth-7 pools of each group's first run, judged column, collection.json) and
+    its unmarked twin (no judged column, no collection.json)."""
+    root = tmp_path_factory.mktemp("pools")
+    return {"shallow": write_collection(root / "shallow", "shallow", **SMALL),
+            "unmarked": write_collection(root / "unmarked", "unmarked", **SMALL)}
+
+
+@pytest.fixture()
+def folder(folders, tmp_path, monkeypatch):
+    """A private copy of the shallow folder to edit, with a private cache."""
+    monkeypatch.setenv("EVALKIT_CACHE", str(tmp_path / "cache"))
+    target = tmp_path / "data"
+    shutil.copytree(folders["shallow"], target)
+    return target
+
+
+def _table(folder) -> pd.DataFrame:
+    return pd.read_csv(folder / "runs_table.tsv", sep="\t", dtype=str)
+
+
+def _write_table(folder, frame: pd.DataFrame) -> None:
+    frame.to_csv(folder / "runs_table.tsv", sep="\t", index=False)
+
+
+def test_shallow_folder_says_which_runs_and_how_deep(folders, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("EVALKIT_CACHE", str(tmp_path))
+    c = load_dataset(str(folders["shallow"]))
+    table = _table(folders["shallow"]).set_index("run")
+    expected = (table["judged"] == "yes").reindex(c.run_names).to_numpy()
+    np.testing.assert_array_equal(c.judged_runs, expected)
+    assert expected.sum() == (table["pool_priority"] == "1").sum()  # one run per group contributed
+    m = c.metadata
+    assert m["judged_runs_source"] == "runs_table.tsv" and m["n_judged"] == expected.sum()
+    assert m["judged_depth"] == 7 and m["judged_depth_source"] == "collection.json"
+    assert m["pool_coverage"] == 1.0
+    assert c.name == "shallow (simulated)"  # collection.json's name
+    err = capsys.readouterr().err
+    assert (f"shallow (simulated): {expected.sum()} of 20 runs judged (runs_table.tsv column 'judged'); judged "
+            "depth 7 (collection.json 'judged_depth')") in err
+    assert judged_depth(c) == 7
+
+
+def test_no_judged_run_is_said_and_no_depth_claimed(folders, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("EVALKIT_CACHE", str(tmp_path))
+    c = load_dataset(str(folders["unmarked"]))
+    assert not c.judged_runs.any()
+    assert c.metadata["judged_depth"] is None and c.metadata["judged_depth_source"] == "none"
+    assert judged_depth(c) == 0  # never the run depth (30) for an empty pool
+    err = capsys.readouterr().err
+    assert "unmarked: no run of 20 is judged (rule: derived: every document of the run's top 100 is in the qrels" in err
+    assert "a 'judged' column (yes/no) in runs_table.tsv" in err and "\"judged_depth\" in collection.json" in err
+    assert "the pools look 7 deep (if so, set \"judged_depth\": 7 in collection.json)" in err
+
+
+def test_judged_depth_alone_drives_the_derived_rule(folders, tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALKIT_CACHE", str(tmp_path / "cache"))
+    target = tmp_path / "data"
+    shutil.copytree(folders["unmarked"], target)
+    (target / "collection.json").write_text(json.dumps({"judged_depth": 7}))
+    c = load_dataset(str(target))
+    # hand check: the runs whose top 7 is judged on every topic, which includes every contributing run
+    expected = complete_depths(c) >= 7
+    np.testing.assert_array_equal(c.judged_runs, expected)
+    contributed = _table(folders["shallow"]).set_index("run")["judged"].reindex(c.run_names) == "yes"
+    assert (c.judged_runs | ~contributed.to_numpy()).all()
+    assert c.metadata["judged_runs_rule"].startswith("derived: every document of the run's top 7")
+
+
+@pytest.mark.parametrize("value", ["yes", "Yes", "TRUE", "1", "no", "False", "0", "NO"])
+def test_judged_column_values(folder, value):
+    table = _table(folder)
+    table["judged"] = value
+    _write_table(folder, table)
+    c = load_dataset(str(folder))
+    expected = value.lower() in ("yes", "true", "1")
+    assert (c.judged_runs == expected).all()
+
+
+def test_bad_judged_value_names_file_line_and_value(folder):
+    table = _table(folder)
+    table.loc[3, "judged"] = "maybe"
+    _write_table(folder, table)
+    with pytest.raises(PoolMetadataError) as error:
+        load_dataset(str(folder))
+    run = table.loc[3, "run"]
+    assert str(error.value) == (f"{folder / 'runs_table.tsv'}, line 5: column 'judged' of run {run!r} is 'maybe'; "
+                                "expected true/false, 1/0 or yes/no")
+
+
+def test_line_numbers_count_blank_lines_and_empty_cells_are_errors(folder):
+    lines = (folder / "runs_table.tsv").read_text().splitlines()
+    fields = lines[2].split("\t")
+    fields[-1] = ""
+    lines[2] = "\t".join(fields)
+    (folder / "runs_table.tsv").write_text(lines[0] + "\n\n" + "\n".join(lines[1:]) + "\n")
+    with pytest.raises(PoolMetadataError, match=r"runs_table.tsv, line 4: column 'judged' of run '.*' is ''"):
+        load_dataset(str(folder))
+
+
+def test_judged_column_must_cover_every_run_and_only_known_runs(folder):
+    table = _table(folder)
+    _write_table(folder, table.iloc[1:])
+    with pytest.raises(PoolMetadataError, match=f"column 'judged' has no row for run\\(s\\) {table.run[0]}; every run"):
+        load_dataset(str(folder))
+    extra = pd.concat([table, table.iloc[[0]].assign(run="ghost")], ignore_index=True)
+    _write_table(folder, extra)
+    with pytest.raises(PoolMetadataError, match="column 'judged' names run\\(s\\) not in runs/: ghost"):
+        load_dataset(str(folder))
+
+
+def test_collection_json_judged_runs_override_and_unknown_runs(folder, capsys):
+    table = _table(folder)
+    contributed = list(table.run[table.judged == "yes"][:3])
+    _write_table(folder, table.drop(columns="judged"))
+    (folder / "collection.json").write_text(json.dumps({"judged_runs": contributed, "judged_depth": 7}))
+    c = load_dataset(str(folder))
+    assert list(c.run_names[c.judged_runs]) == contributed
+    assert c.metadata["judged_runs_rule"] == "collection.json 'judged_runs'"
+    assert c.metadata["pool_coverage"] == 1.0
+    # a run that did not contribute: part of its top 7 is not in the qrels, and the load line says so
+    wrong = contributed + list(table.run[table.judged == "no"][:1])
+    (folder / "collection.json").write_text(json.dumps({"judged_runs": wrong, "judged_depth": 7}))
+    c = load_dataset(str(folder))
+    assert c.metadata["pool_coverage"] < 1.0
+    assert "of the judged runs' depth-7 pool is in the qrels: check the judged runs" in capsys.readouterr().err
+    (folder / "collection.json").write_text(json.dumps({"judged_runs": contributed + ["nosuchrun", "other"]}))
+    with pytest.raises(PoolMetadataError, match="'judged_runs' names run\\(s\\) not in runs/: nosuchrun, other"):
+        load_dataset(str(folder))
+
+
+def test_collection_json_and_judged_column_must_agree(folder):
+    table = _table(folder)
+    judged = list(table.run[table.judged == "yes"])
+    (folder / "collection.json").write_text(json.dumps({"judged_runs": judged, "judged_depth": 7}))
+    c = load_dataset(str(folder))
+    assert "which agrees" in c.metadata["judged_runs_rule"]
+    (folder / "collection.json").write_text(json.dumps({"judged_runs": judged[1:], "judged_depth": 7}))
+    with pytest.raises(PoolMetadataError, match=f"disagree on run\\(s\\) {judged[0]}"):
+        load_dataset(str(folder))
+
+
+@pytest.mark.parametrize("content, message", [
+    ({"gains": {"1": 0.5, "2": 1}}, "'gains' is not supported: the kit does not use a gain map"),
+    ({"judged_dept": 7}, "unknown key\\(s\\) 'judged_dept'; known:"),
+    ({"judged_depth": 0}, "'judged_depth' must be a positive integer, got 0"),
+    ({"judged_depth": "7"}, "'judged_depth' must be a positive integer, got '7'"),
+    ({"judged_runs": "g01r1"}, "'judged_runs' must be a list of run names"),
+    ({"judged_runs": ["a"], "judged_pool_priority": 1}, "give 'judged_runs' or 'judged_pool_priority', not both"),
+])
+def test_collection_json_is_strict(folder, content, message):
+    (folder / "collection.json").write_text(json.dumps(content))
+    with pytest.raises(PoolMetadataError, match=message):
+        load_dataset(str(folder))
+
+
+def test_invalid_json_names_the_line(folder):
+    (folder / "collection.json").write_text('{\n "judged_depth": 7,\n}\n')
+    with pytest.raises(PoolMetadataError, match="collection.json, line 3: not valid JSON"):
+        load_dataset(str(folder))
+
+
+def test_collection_toml_and_pool_priority_rule(folder):
+    _write_table(folder, _table(folder).drop(columns="judged"))
+    (folder / "collection.json").unlink()
+    (folder / "collection.toml").write_text('name = "my pools"\njudged_depth = 7\njudged_pool_priority = 1\n')
+    c = load_dataset(str(folder))
+    priority = pd.to_numeric(c.runs_info["pool_priority"])
+    np.testing.assert_array_equal(c.judged_runs, (priority <= 1).to_numpy())
+    assert c.name == "my pools" and c.metadata["pool_priority"] == "used"
+    assert c.metadata["judged_runs_rule"] == "runs_table.tsv pool_priority <= 1 (collection.toml 'judged_pool_priority')"
+    (folder / "collection.json").write_text("{}")
+    with pytest.raises(PoolMetadataError, match="both collection.json and collection.toml are present; keep one"):
+        load_dataset(str(folder))
+
+
+def test_unused_pool_priority_is_said(folders, tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALKIT_CACHE", str(tmp_path))
+    c = load_dataset(str(folders["unmarked"]))
+    assert c.metadata["pool_priority"].startswith("not used (\"judged_pool_priority\": N in collection.json")
+    c = load_dataset(str(folders["shallow"]))
+    assert c.metadata["pool_priority"] == "not used: the judged runs are given explicitly"
+
+
+def test_metadata_survives_the_cache_and_an_edit_invalidates_it(folder):
+    first = load_dataset(str(folder))
+    again = load_dataset(str(folder))
+    assert again.metadata == first.metadata
+    np.testing.assert_array_equal(again.judged_runs, first.judged_runs)
+    (folder / "collection.json").write_text(json.dumps({"judged_depth": 5}))
+    edited = load_dataset(str(folder))
+    assert edited.metadata["judged_depth"] == 5 and edited.name == "data"
+    from evalkit.datasets import load_directory
+
+    assert load_directory(folder, name="mine").name == "mine"  # an explicit name wins over collection.json's
+
+
+def test_describe_says_when_the_metadata_looks_wrong():
+    line = describe({"n_runs": 10, "n_judged": 4, "judged_runs_rule": "r", "judged_depth": 9,
+                     "judged_depth_rule": "d", "pool_coverage": 0.5}, "x")
+    assert line == ("x: 4 of 10 runs judged (r); judged depth 9 (d); only 50.0% of the judged runs' depth-9 pool is "
+                    "in the qrels: check the judged runs and the judged depth.")
+
+
+def test_trec8_metadata(trec8):
+    m = trec8.metadata
+    assert (m["n_judged"], m["judged_depth"], m["judged_runs_source"], m["judged_depth_source"]) == \
+        (72, 100, "derived", "derived")
+    assert m["pool_coverage"] == 1.0
