@@ -133,8 +133,23 @@ tr.v-na td{background:#eceff1}.meta td:first-child{font-weight:600;white-space:n
 """
 
 
+def _verdict_category(verdict: str) -> str:
+    """The verdict without its detail: "withheld: 3 runs (< 10)" -> "withheld", "not rated: NaN" -> "not rated";
+    "direction only: yes" stays whole (its rating is the point)."""
+    verdict = verdict.strip()
+    head = verdict.split(":", 1)[0].strip()
+    return head if head.lower() in ("withheld", "not rated") else verdict
+
+
 def _verdict_class(verdict: str) -> str:
-    return _VERDICT_CLASSES.get(verdict.strip().lower(), "v-other")
+    """CSS class of a verdict (evalkit.report's vocabulary): a direction-only rating takes its rating's colour;
+    withheld and not-rated verdicts the colour of "not comparable"."""
+    key = _verdict_category(verdict).lower()
+    if key.startswith("direction only:"):
+        key = key.split(":", 1)[1].strip()
+    if key in ("withheld", "not rated"):
+        key = "not comparable"
+    return _VERDICT_CLASSES.get(key, "v-other")
 
 
 def _summary(entries: list[dict], claims: pd.DataFrame) -> str:
@@ -148,7 +163,7 @@ def _summary(entries: list[dict], claims: pd.DataFrame) -> str:
                    "needs and said so (the reason is on its card).</p>")
     column = _verdict_column(claims)
     if column is not None and len(claims):
-        verdicts = claims[column].str.strip().replace("", "no verdict").value_counts()
+        verdicts = claims[column].map(_verdict_category).replace("", "no verdict").value_counts()
         order = ["yes", "partly", "direction only", "no", "not comparable"]
         verdicts = verdicts.sort_index(key=lambda index: [
             (order.index(v.lower()) if v.lower() in order else len(order) + (v == "no verdict"), v) for v in index])

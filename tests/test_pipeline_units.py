@@ -247,3 +247,20 @@ def test_a_signal_during_the_swap_arrives_after_it():
     finally:
         signal.signal(signal.SIGTERM, previous)
     assert order == ["swap done", f"handler {int(signal.SIGTERM)}", "second swap done"]
+
+
+@pytest.mark.parametrize("verdict, css, category", [
+    ("yes", "v-yes", "yes"),
+    ("no", "v-no", "no"),
+    ("direction only: no", "v-no", "direction only: no"),
+    ("direction only: partly", "v-partly", "direction only: partly"),
+    ("withheld: 3 runs (< 10)", "v-na", "withheld"),
+    ("not rated: NaN", "v-na", "not rated"),
+    ("not comparable", "v-na", "not comparable"),
+    ("", "v-none", ""),
+])
+def test_report_colours_and_counts_every_verdict_of_evalkit_report(verdict, css, category):
+    from evalkit.report_page import _verdict_category, _verdict_class
+
+    assert _verdict_class(verdict) == css
+    assert _verdict_category(verdict) == category
