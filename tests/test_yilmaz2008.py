@@ -386,3 +386,31 @@ def test_bernoulli_samples_vary_in_size(gold):
     v = y.ci_validation(gold, [0.3], trials=2, seed=1, forms=[y.DEFAULT_FORM], method="bernoulli", progress=False,
                         scheduler="serial")
     assert v.method == "bernoulli"
+
+
+def test_claims_keep_the_bias_and_the_variance_apart(gold):
+    """Simulated validations with a known bias and a known variance error get the verdicts they deserve."""
+    rng = np.random.default_rng(0)
+    n, S, sd = 200, 40, 0.01
+    map_ = rng.uniform(0.1, 0.5, S)
+
+    def validation(bias):
+        mean = map_[None, None, :] + bias + sd * rng.standard_normal((n, 1, S))
+        sds = np.stack([np.full((n, 1, S), sd / 1.5), np.full((n, 1, S), sd)], axis=2)  # paper's form 1.5x too small
+        parts = np.zeros((n, 1, 2, S))
+        parts[:, :, 0] = bias
+        return _hand_validation(mean, sds, map_, parts)
+
+    def verdicts(v):
+        rows = y.claims(gold, validation=v)
+        return {row.claim.split(" (")[0].split(",")[0]: row.agrees for row in rows}
+
+    biased = verdicts(validation(-3 * sd))
+    assert biased["infAP is an unbiased estimator of AP"] == "no"
+    assert biased["KS test of the deviations"] == "no"
+    assert biased["the variance of infAP"] == "no"  # bias removed, the paper's sds are still 1.5x too small
+    unbiased = verdicts(validation(0.0))
+    assert unbiased["infAP is an unbiased estimator of AP"] == "yes"
+    assert unbiased["KS test of the deviations"] == "yes"  # the kit's form is right
+    cov = y.coverage_over_trials(validation(0.0), [y.DEFAULT_FORM])
+    assert cov["mean"].iloc[0] == pytest.approx(0.95, abs=0.01)
