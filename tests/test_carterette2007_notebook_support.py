@@ -239,3 +239,10 @@ def test_claims_and_findings_from_results(results):
     assert "toy" in text and f"{len(res.trials)} trials" in text
     table = exp.prior_comparison({"kit": res})
     assert table.loc["paper, ad hoc 99 (Table 5, TREC-8)", "W_bar"] == -0.44 and "kit" in table.index
+
+
+def test_default_prior_is_the_held_out_choice():
+    selection = exp.prior_selection()
+    assert exp.choose_prior(selection) == exp.RTC_SMOOTHED["prior"][0] == exp.RTC_SMOOTHED["prior"][1]
+    assert list(selection["a = b"]) == list(exp.PRIOR_STRENGTHS)
+    assert exp.PRIOR_SOURCE.startswith("synthetic")  # never the collection it is reported for (TREC-8)

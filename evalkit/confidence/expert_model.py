@@ -42,11 +42,16 @@ The model, reconstructed step by step (every step is a logistic regression with 
     training document, i.e. targets (y + a)/(1 + a + b)).
 
 Smoothing strength (a finding, see the carterette2007 experiment): with the paper's stated a = b = 1 the model fitted
-after the first 10 judgments already gives every unjudged document a run-dependent probability, E[dMAP] then
-has the same sign on almost every topic while the independent-Bernoulli variance shrinks with the number of
-uncertain documents, and P(dMAP < 0) jumps to ~0 or ~1: RTC stops after 10 judgments. The paper says its
-smoothing parameters were trained on TREC-4 (not available here); a = b = 100 on the aggregation coefficients
-restores the paper's behaviour on TREC-8 (see ``evalkit.experiments.carterette2007.RTC_SMOOTHED``).
+after the first 10 judgments gives the unjudged documents of one run a different mean probability from the other
+run's (a run-wide tilt, typically several hundredths). The variance of dMAP barely changes (with 50 topics its SD is
+about 0.01 either way), but E[dMAP] moves by many SDs, so P(dMAP < 0) jumps to ~0 or ~1 and RTC stops after 10
+judgments, far too sure. The paper says its smoothing parameters were trained on TREC-4 (not available here); the kit
+chooses a = b on held-out data (``evalkit.experiments.carterette2007.RTC_SMOOTHED``, ``PRIOR_SOURCE``).
+``coefficient_uncertainty=True`` is another answer, beyond the paper: it adds the coefficients' own uncertainty to
+Var[dMAP], which is what a tilt fitted on 10 judgments lacks.
+
+(b') Platt's slope is constrained to B >= 0 by default (:func:`fit_platt`): the documents judged first sit at the top
+ranks, where q* hardly varies, so the data do not identify B, and the unconstrained fit can reverse a weak expert.
 
 Judged documents keep p = x (0 or 1); the model's p are used for the unjudged ones.
 """
