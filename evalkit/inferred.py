@@ -532,7 +532,7 @@ def trec_infap_oracle_above(collection: Collection, qrels, complete_qrels,
     q = _as_judged(qrels, collection)
     full = _as_judged(complete_qrels, collection)
     e = _entries(collection, q)
-    at, prec, D, j, r, k = _trec_prec(e, q, smoothing)
+    at, prec, D, j, _, k = _trec_prec(e, q, smoothing)
     truly_relevant = full.lookup(q.topic[e.q], q.doc[e.q]) >= 1
     first = e.first_of_row(at)
     true_above = _count_above(truly_relevant, at, first)

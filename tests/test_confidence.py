@@ -436,7 +436,7 @@ def test_fit_platt_slope_constraint():
     rng = np.random.default_rng(4)
     x = rng.random(300)
     reversed_y = (rng.random(300) < 0.6 - 0.4 * x).astype(float)  # relevance falls as the score rises
-    a_free, b_free = fit_platt(x, reversed_y, slope="free")
+    _, b_free = fit_platt(x, reversed_y, slope="free")
     assert b_free[0] < 0
     a, b = fit_platt(x, reversed_y)  # the default: B >= 0
     assert b[0] == 0.0

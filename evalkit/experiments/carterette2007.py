@@ -635,7 +635,7 @@ def rtc_summary(results: ExperimentResults, algorithm: str = "rtc") -> dict:
     """The few numbers that describe a set of trials: trials, median / mean judgments, share of pairs in the top
     confidence bin and its accuracy, W-bar, mean tau."""
     algorithm = algorithm.lower()
-    share, accuracy, counts, _, w_bar = _binned(results.pairs[f"p_{algorithm}"], results.pairs["true_delta"])
+    share, accuracy, _, _, w_bar = _binned(results.pairs[f"p_{algorithm}"], results.pairs["true_delta"])
     judged = results.trials[f"judged_{algorithm}"].astype(float)
     return {"trials": len(results.trials), "median judged": float(judged.median()), "mean judged": float(judged.mean()),
             "top-bin share": float(share[-1]), "top-bin accuracy": float(accuracy[-1]), "W_bar": w_bar,

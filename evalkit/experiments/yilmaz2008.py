@@ -46,6 +46,13 @@ Reconstruction choices (the paper leaves them open; the notebook states them):
 * **"Bias removed"** (:func:`ks_table`): a diagnostic the paper does not run, the KS test of each run's deviations
   centred on their own mean over the trials (does the variance alone fit?); conservative, the centre being
   estimated from the same samples.
+* **What the validation finds, kept apart** (issue 14): :func:`bias_breakdown` splits E[mean infAP] - MAP into the
+  topics with no sampled relevant document (scored 0), trec_eval's smoothing of the precision above a relevant
+  document to 1/2 where nothing above was sampled (:func:`evalkit.inferred.trec_infap_oracle_above`), and the ratio
+  estimator (the rest); the variance forms' fit is read from ``empirical / estimated sd`` and the KS test with
+  the bias removed; :func:`coverage_over_trials` grades Figure 1's coverage on the mean over samples, not one
+  sample; :func:`ks_variants` reruns the test under every variant tried (Bernoulli samples, judged runs only,
+  empty topics dropped, 10 samples). :func:`findings_markdown` says it all in words computed from the numbers.
 * **Smoothing** (:func:`smoothing_study`): xinfAP with ``sample_eval``'s constants, the paper's, and none, on the
   same samples: the paper's Sec. 5 remark that smoothing matters more as strata multiply, measured.
 * **Statistics** over all runs: Kendall's tau-b, Pearson's rho and the RMS error of the per-run means against the
