@@ -132,16 +132,19 @@ def _hand_results(rows):
 def test_zero_judgment_trials_by_hand():
     res = _hand_results([
         {"trial": 0, "runs": "a b c", "judged_mtc": 0, "judged_rtc": 0, "first_pair_p_mtc": 1e-22,
-         "first_pair_p_rtc": 1e-22, "first_pair_true_delta": -0.28, "shortest_list": 11, "tau_mtc": 0, "tau_rtc": 0},
+         "first_pair_p_rtc": 1e-22, "first_pair_true_delta": -0.28, "shortest_list": 11, "tau_mtc": 0.1, "tau_rtc": 0.2, "tau_ip": 0.1},
         {"trial": 1, "runs": "d e f", "judged_mtc": 12, "judged_rtc": 10, "first_pair_p_mtc": 0.97,
-         "first_pair_p_rtc": 0.96, "first_pair_true_delta": -0.1, "shortest_list": 100, "tau_mtc": 0, "tau_rtc": 0},
+         "first_pair_p_rtc": 0.96, "first_pair_true_delta": -0.1, "shortest_list": 100, "tau_mtc": 0.3, "tau_rtc": 0.5, "tau_ip": 0.2},
         {"trial": 2, "runs": "g h i", "judged_mtc": 0, "judged_rtc": 0, "first_pair_p_mtc": 0.99,
-         "first_pair_p_rtc": 0.99, "first_pair_true_delta": -0.05, "shortest_list": 40, "tau_mtc": 0, "tau_rtc": 0},
+         "first_pair_p_rtc": 0.99, "first_pair_true_delta": -0.05, "shortest_list": 40, "tau_mtc": 0.2, "tau_rtc": 0.1, "tau_ip": 0.4},
     ])
     zero = exp.zero_judgment_trials(res)
     assert list(zero["trial"]) == [0, 2] and list(zero["runs"]) == ["a vs b", "g vs h"]
     assert list(zero["sign right"]) == [False, True]  # P(dMAP < 0) ~ 0 says dMAP > 0, but it is -0.28
     assert list(zero["shortest list"]) == [11, 40]
+    text = exp.findings_markdown(res, "hand")
+    assert "In 2 of 3 trials" in text and "right in 50% of them" in text
+    assert "most confident wrong one, a vs b, had P(ΔMAP < 0) = 1e-22 on a true ΔMAP of -0.280" in text
     summary = exp.rtc_summary(res)
     assert summary["median judged"] == 0 and summary["trials"] == 3
     # one pair a trial: confidences 1 - 1e-22, 0.96, 0.99 -> the top bin holds two, one of them wrong

@@ -1307,6 +1307,11 @@ def _fmt_bins(values) -> str:
     return " ".join(f"{v:.3f}" if np.isfinite(v) else "–" for v in values)
 
 
+def alpha_of(results: ExperimentResults) -> float:
+    """The confidence level the trials of ``results`` judged to (0.95 unless set)."""
+    return float(results.params.get("alpha", 0.95))
+
+
 def findings_markdown(results: ExperimentResults, dataset: str, *, prior=RTC_SMOOTHED["prior"], prior_source: str = "",
                       variance: pd.DataFrame | None = None) -> str:
     """"Why the kit's numbers differ from the paper's", in Markdown, every number computed from ``results`` (the
@@ -1349,15 +1354,21 @@ def findings_markdown(results: ExperimentResults, dataset: str, *, prior=RTC_SMO
         "judgments of right ones (the paper's 'overfitting' paragraph: more than 1.5 times).")
     if len(zero):
         right = zero["sign right"].dropna()
-        worst_zero = zero.loc[(zero["P(dMAP < 0)"] - 0.5).abs().idxmax()]
-        lines.append(
+        text = (
             f"* **Zero-judgment trials.** In {len(zero)} of {trials} trials ({len(zero) / trials:.0%}) MTC, and so RTC, "
             "judged nothing: with every document at p = 0.5 the first pair was already at confidence α. A run that "
             "returns few documents for a topic has a small expected AP numerator over the same |R|, so p = 0.5 "
-            f"ranks it low whatever it retrieved (shortest list in those trials: median "
-            f"{zero['shortest list'].median():g} documents). The first pair's sign was right in {right.mean():.0%} of "
-            f"them; the most confident one, {worst_zero['runs']}, had P(ΔMAP < 0) = {worst_zero['P(dMAP < 0)']:.2g} "
-            f"on a true ΔMAP of {worst_zero['true dMAP']:+.3f}. MTC's p = 0.5 is wrong for runs with short lists.")
+            f"ranks it low whatever it retrieved (shortest list in those trials: median {zero['shortest list'].median():g} "
+            f"documents). The first pair's sign was right in {right.mean():.0%} of them, though MTC claimed at least "
+            f"{alpha_of(results):.0%}.")
+        wrong = zero[zero["sign right"] == 0]
+        if len(wrong):
+            worst = wrong.loc[(wrong["P(dMAP < 0)"] - 0.5).abs().idxmax()]
+            prob = worst["P(dMAP < 0)"]
+            said = f"P(ΔMAP < 0) = {prob:.2g}" if prob < 0.5 else f"P(ΔMAP > 0) = {1 - prob:.2g}"
+            text += (f" The most confident wrong one, {worst['runs']}, had {said} on a true ΔMAP of "
+                     f"{worst['true dMAP']:+.3f}.")
+        lines.append(text)
     if low.any():
         lines.append(
             f"* **The worst case.** Pairs sharing under 10% of their documents ({int(low.sum())} pairs) have a median "
