@@ -533,7 +533,7 @@ def trec_infap_oracle_above(collection: Collection, qrels, complete_qrels,
     full = _as_judged(complete_qrels, collection)
     e = _entries(collection, q)
     at, prec, D, j, _, k = _trec_prec(e, q, smoothing)
-    truly_relevant = full.lookup(q.topic[e.q], q.doc[e.q]) >= 1
+    truly_relevant = (full.lookup(q.topic, q.doc) >= 1)[e.q]  # per qrels line once, then one gather
     first = e.first_of_row(at)
     true_above = _count_above(truly_relevant, at, first)
     nothing_sampled = (j == 0) & (D > 0)
