@@ -38,4 +38,22 @@ def run(repeat: int = 5) -> list[Result]:
         "infAP + variance + 95% CIs, 129 runs x 50 topics, one 20% sample (TREC-8)", warm, None, "-", "< 1 s",
         warm < 1.0, f"first call in the process (index build): {cold:.2f} s",
     ))
+
+    # issue 14: the bias breakdown needs infAP once more with the true precision where nothing above is sampled
+    from evalkit.inferred import trec_infap, trec_infap_oracle_above
+
+    small = y.random_judgments(gold, 0.1, seed=2)
+    oracle = median_time(lambda: trec_infap_oracle_above(collection, small, gold.qrels), repeat=repeat)
+    plain = median_time(lambda: trec_infap(collection, small), repeat=repeat)
+    results.append(Result(
+        "infAP with the true precision where nothing above is sampled (bias breakdown), one 10% sample (TREC-8)",
+        oracle, plain, "trec_infap on the same sample", ">= 0.5x (at most twice infAP)", plain / oracle >= 0.5,
+        "one extra lookup of the complete grades and one prefix sum",
+    ))
+    trial = median_time(lambda: y._validation_trial(0, 1, gold, y.P_VALUES, tuple(y.VARIANCE_FORMS), 0.95), repeat=1)
+    results.append(Result(
+        "one CI-validation sample: 3 rates x 4 variance forms, bias parts, empty-topic variant (TREC-8)", trial, None,
+        "-", "< 3 s", trial < 3.0,
+        f"the notebook's 100 samples: about {trial * 100 / max(os.cpu_count() or 1, 1):.0f} s on {os.cpu_count()} cores",
+    ))
     return results

@@ -84,6 +84,7 @@ __all__ = [
     "trec_infap",
     "infap_variance",
     "InfAPVariance",
+    "trec_infap_oracle_above",
     "qrels_statistics",
     "QrelsStatistics",
 ]
@@ -514,6 +515,33 @@ def inferred_measures(
 def trec_infap(collection: Collection, qrels=None, smoothing=TREC_EVAL_SMOOTHING) -> np.ndarray:
     """(S, T) trec_eval's ``infAP`` (see the module docstring); equals ``pytrec_eval``'s on trec_eval's topics."""
     return inferred_measures(collection, qrels, ["trec_infAP"], trec_smoothing=smoothing, max_rank=None)["trec_infAP"]
+
+
+def trec_infap_oracle_above(collection: Collection, qrels, complete_qrels,
+                            smoothing: tuple[float, float] = TREC_EVAL_SMOOTHING) -> np.ndarray:
+    """(S, T) trec_eval's infAP with one change, for taking its bias apart: at a sampled relevant document at rank
+    k > 1 with *nothing sampled above it* (j^{<k} = 0, so trec_eval's smoothed precision above is
+    (0 + e)/(0 + 2e) = 1/2, Yilmaz et al. 2008 Sec. 3's Lidstone smoothing), the estimated number of relevant
+    documents above, ``D (r + e)/(j + 2e) = D/2``, is replaced by the true number (the pooled documents above
+    whose grade in ``complete_qrels`` is >= 1), i.e. PC_k becomes the true precision at k. Everywhere else the
+    value is :func:`trec_infap`'s. The difference ``trec_infap - trec_infap_oracle_above`` is the part of
+    infAP's error due to that smoothing (used by :func:`evalkit.experiments.yilmaz2008.bias_breakdown`).
+
+    ``qrels``: the sampled judgments (grade -1 = pooled, not sampled); ``complete_qrels``: the complete
+    judgments of the same pool (a document absent from them counts as nonrelevant)."""
+    q = _as_judged(qrels, collection)
+    full = _as_judged(complete_qrels, collection)
+    e = _entries(collection, q)
+    at, prec, D, j, _, k = _trec_prec(e, q, smoothing)
+    truly_relevant = (full.lookup(q.topic, q.doc) >= 1)[e.q]  # per qrels line once, then one gather
+    first = e.first_of_row(at)
+    true_above = _count_above(truly_relevant, at, first)
+    nothing_sampled = (j == 0) & (D > 0)
+    prec = np.where(nothing_sampled, (1.0 + true_above) / k, prec)
+    S, T, _ = collection.docs.shape
+    sums = e.to_st(np.bincount(e.row[at], weights=prec, minlength=e.n_rows))
+    n_rel = q.counts(1)
+    return np.divide(sums, n_rel[None, :], out=np.zeros((S, T)), where=n_rel[None, :] > 0)
 
 
 # ------------------------------------------------------------------------------------------- variance

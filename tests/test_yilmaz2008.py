@@ -253,3 +253,164 @@ def test_paper_constants():
     assert y.PAPER_KS_NOT_REJECTED == 0.90
     assert set(y.PAPER_FIGURE2_SHARE) == set(y.FIGURE2_DEPTHS)
     assert "TREC-9" in y.PAPER_UNAVAILABLE
+
+
+# ------------------------------------------------------------------ the validation's findings (issue 14)
+
+
+def _one_ranking(grades_complete, sampled):
+    """A collection of one run on one topic ranking d1..dn, the complete qrels, and the sampled qrels (grade -1 where
+    not sampled)."""
+    from evalkit.collection import Collection
+    from evalkit.io import Qrels, Run
+
+    n = len(grades_complete)
+    docnos = np.array([f"d{i + 1}" for i in range(n)], object)
+    run = Run("r", np.array(["1"] * n, object), docnos, np.arange(n, 0, -1, dtype=float))
+    complete = Qrels.from_frame(pd.DataFrame({"topic": "1", "docno": docnos, "grade": grades_complete}))
+    c = Collection.from_runs([run], complete, name="one")
+    sample = Qrels.from_frame(pd.DataFrame({"topic": "1", "docno": docnos,
+                                            "grade": np.where(sampled, grades_complete, -1)}))
+    return c, c.align_qrels(sample), c.qrels
+
+
+def test_infap_with_true_precision_where_nothing_above_is_sampled_by_hand():
+    from evalkit.inferred import trec_infap, trec_infap_oracle_above
+
+    # d1 N, d2 N, d3 R, d4 R, d5 N; only d3 and d4 sampled
+    c, sample, complete = _one_ranking([0, 0, 1, 1, 0], [False, False, True, True, False])
+    # trec_eval: at d3 nothing above is sampled: PC = (1 + 2 * 1/2) / 3 = 2/3; at d4: (1 + 3 (1+e)/(1+2e)) / 4
+    e = 0.00001
+    infap = (2 / 3 + (1 + 3 * (1 + e) / (1 + 2 * e)) / 4) / 2
+    assert trec_infap(c, sample)[0, 0] == pytest.approx(infap, abs=1e-12)
+    # with the true number of relevant documents above d3 (0): PC = 1/3; d4 unchanged
+    oracle = (1 / 3 + (1 + 3 * (1 + e) / (1 + 2 * e)) / 4) / 2
+    assert trec_infap_oracle_above(c, sample, complete)[0, 0] == pytest.approx(oracle, abs=1e-12)
+    # every document sampled: nothing is ever "unsampled above", so the two agree
+    c, full, complete = _one_ranking([0, 0, 1, 1, 0], [True] * 5)
+    assert trec_infap_oracle_above(c, full, complete)[0, 0] == pytest.approx(trec_infap(c, full)[0, 0], abs=1e-15)
+
+
+def _hand_validation(mean, sd, map_, parts=None, **extra):
+    mean = np.asarray(mean, float)
+    n, P, S = mean.shape
+    return y.CIValidation(p_values=tuple(0.1 * (i + 1) for i in range(P)), forms=(y.PAPER_FORM, y.DEFAULT_FORM)[:sd.shape[2]],
+                          runs=np.array([f"r{i}" for i in range(S)], object), judged=np.array([True] * S),
+                          map=np.asarray(map_, float), mean=mean, sd=np.asarray(sd, float),
+                          judgments=np.ones((n, P), np.int64), n_pooled=10, trials=n, seed=0, confidence=0.95,
+                          parts=parts, empty_topics=np.zeros((n, P), np.int64), **extra)
+
+
+def test_bias_breakdown_by_hand():
+    # 4 trials, one p, two runs; run 0 always 0.1 low with tiny spread, run 1 unbiased
+    mean = np.array([[[0.40, 0.50]], [[0.41, 0.52]], [[0.39, 0.48]], [[0.40, 0.50]]])
+    sd = np.full((4, 1, 1, 2), 0.05)
+    parts = np.zeros((4, 1, 2, 2))
+    parts[:, 0, 0, 0] = -0.06  # topics without a sampled relevant document
+    parts[:, 0, 1, 0] = -0.03  # smoothing
+    v = _hand_validation(mean, sd, [0.5, 0.5], parts)
+    per_run = y.bias_per_run(v).set_index("run")
+    assert per_run.loc["r0", "bias"] == pytest.approx(-0.1)
+    assert per_run.loc["r0", y.BIAS_PARTS[2]] == pytest.approx(-0.01)  # the rest
+    assert per_run.loc["r0", list(y.BIAS_PARTS)].sum() == pytest.approx(per_run.loc["r0", "bias"])
+    sd0 = np.std([0.40, 0.41, 0.39, 0.40], ddof=1)
+    assert per_run.loc["r0", "bias / SE"] == pytest.approx(-0.1 / sd0 * 2)
+    b = y.bias_breakdown(v).iloc[0]
+    assert b["bias"] == pytest.approx(-0.05) and b[y.BIAS_PARTS[0]] == pytest.approx(-0.03)
+    assert b["runs low by > 2 SE"] == 0.5 and b["runs high by > 2 SE"] == 0.0
+
+
+def test_coverage_over_trials_by_hand():
+    # z per trial for 4 runs: trial 0 covers 4/4, trial 1 covers 1/4 (|z| <= 1.96)
+    mean = np.array([[[0.5, 0.5, 0.5, 0.5]], [[0.5, 0.7, 0.3, 0.9]]])
+    sd = np.full((2, 1, 1, 4), 0.1)
+    v = _hand_validation(mean, sd, [0.5, 0.5, 0.5, 0.5])
+    cov = y.coverage_over_trials(v).iloc[0]
+    assert cov["mean"] == pytest.approx((1.0 + 0.25) / 2) and cov["min"] == 0.25 and cov["max"] == 1.0
+    assert cov["sd"] == pytest.approx(np.std([1.0, 0.25], ddof=1))
+
+
+def test_without_empty_topics_and_head_by_hand():
+    mean = np.array([[[0.40]], [[0.30]]])
+    sd = np.full((2, 1, 1, 1), 0.1)
+    v = _hand_validation(mean, sd, [0.5], mean_nonempty=np.array([[[0.45]], [[0.35]]]),
+                         truth_nonempty=np.array([[[0.50]], [[0.40]]]), sd_nonempty=np.full((2, 1, 1, 1), 0.05))
+    w = v.without_empty_topics()
+    np.testing.assert_allclose(w.z[:, 0, 0, 0], [-1.0, -1.0])  # (0.45 - 0.50) / 0.05, (0.35 - 0.40) / 0.05
+    np.testing.assert_allclose(v.z[:, 0, 0, 0], [-1.0, -2.0])
+    h = v.head(1)
+    assert h.trials == 1 and h.mean.shape == (1, 1, 1) and h.mean_nonempty.shape == (1, 1, 1)
+
+
+def test_validation_records_the_parts_of_the_error(gold):
+    from evalkit.inferred import trec_infap, trec_infap_oracle_above
+
+    v = y.ci_validation(gold, [0.1, 0.3], trials=3, seed=5, forms=[y.PAPER_FORM, y.DEFAULT_FORM], progress=False,
+                        scheduler="serial")
+    # trial 1, p = 10%, recomputed directly
+    from evalkit.parallel import trial_seeds
+
+    seed = trial_seeds(5, 3)[1]
+    q = y.random_judgments(gold, 0.1, y._seed(seed, "validation", 0.1))
+    inf = trec_infap(gold.collection, q)
+    fixed = trec_infap_oracle_above(gold.collection, q, gold.qrels)
+    empty = (q.counts(1) == 0)[None, :] & gold.scored
+    kept = gold.scored & ~empty
+    n = gold.scored.sum(axis=1)
+    np.testing.assert_allclose(v.parts[1, 0, 0], -(gold.ap * empty).sum(axis=1) / n, atol=1e-12)
+    np.testing.assert_allclose(v.parts[1, 0, 1], ((inf - fixed) * kept).sum(axis=1) / n, atol=1e-12)
+    np.testing.assert_allclose(v.mean[1, 0], (inf * gold.scored).sum(axis=1) / n, atol=1e-12)
+    assert v.empty_topics[1, 0] == int(empty.any(axis=0).sum())
+    np.testing.assert_allclose(v.truth_nonempty[1, 0], (gold.ap * kept).sum(axis=1) / kept.sum(axis=1), atol=1e-12)
+    # the first trials of a longer validation are the same trials: the "10 trials" variant is a prefix
+    two = y.ci_validation(gold, [0.1, 0.3], trials=2, seed=5, forms=[y.PAPER_FORM, y.DEFAULT_FORM],
+                          progress=False, scheduler="serial")
+    np.testing.assert_array_equal(v.head(2).mean, two.mean)
+    np.testing.assert_array_equal(v.head(2).parts, two.parts)
+    table = y.ks_variants(v, few_trials=2)
+    assert set(table["variant"]) == {"as read: fixed-size uniform samples, all runs", "judged runs only",
+                                     "topics without a sampled relevant document dropped", "first 2 trials"}
+    assert set(table["form"]) == {y.PAPER_FORM, y.DEFAULT_FORM}
+    judged = table[table.variant == "judged runs only"]
+    assert (judged["runs tested"] <= int(gold.judged.sum())).all()
+    text = y.findings_markdown(v)
+    assert "-0." in text and "KS test" in text
+
+
+def test_bernoulli_samples_vary_in_size(gold):
+    sizes = np.bincount(gold.qrels.topic, minlength=gold.qrels.n_topics)
+    q = y.random_judgments(gold, 0.3, seed=4, method="bernoulli")
+    judged = _judged(q)
+    assert (judged != np.floor(0.3 * sizes + 0.5)).any()  # not a fixed round(p N) per topic
+    assert judged.sum() == pytest.approx(0.3 * sizes.sum(), rel=0.1)
+    v = y.ci_validation(gold, [0.3], trials=2, seed=1, forms=[y.DEFAULT_FORM], method="bernoulli", progress=False,
+                        scheduler="serial")
+    assert v.method == "bernoulli"
+
+
+def test_claims_keep_the_bias_and_the_variance_apart(gold):
+    """Simulated validations with a known bias and a known variance error get the verdicts they deserve."""
+    rng = np.random.default_rng(0)
+    n, S, sd = 200, 40, 0.01
+    map_ = rng.uniform(0.1, 0.5, S)
+
+    def validation(bias):
+        mean = map_[None, None, :] + bias + sd * rng.standard_normal((n, 1, S))
+        sds = np.stack([np.full((n, 1, S), sd / 1.5), np.full((n, 1, S), sd)], axis=2)  # paper's form 1.5x too small
+        parts = np.zeros((n, 1, 2, S))
+        parts[:, :, 0] = bias
+        return _hand_validation(mean, sds, map_, parts)
+
+    def verdicts(v):
+        rows = y.claims(gold, validation=v)
+        return {row.claim.split(" (")[0].split(",")[0]: row.agrees for row in rows}
+
+    biased = verdicts(validation(-3 * sd))
+    assert biased["infAP is an unbiased estimator of AP"] == "no"
+    assert biased["KS test of the deviations"] == "no"
+    assert biased["the variance of infAP"] == "no"  # bias removed, the paper's sds are still 1.5x too small
+    unbiased = verdicts(validation(0.0))
+    assert unbiased["infAP is an unbiased estimator of AP"] == "yes"
+    assert unbiased["KS test of the deviations"] == "yes"  # the kit's form is right
+    cov = y.coverage_over_trials(validation(0.0), [y.DEFAULT_FORM])
+    assert cov["mean"].iloc[0] == pytest.approx(0.95, abs=0.01)

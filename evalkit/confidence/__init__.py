@@ -22,7 +22,16 @@ from .ap_variance import (
     prob_negative,
 )
 from .selection import RunEstimates, SelectionResult, all_pairs, estimate_runs, incremental_pooling, judged_map, mtc
-from .expert_model import ExpertAggregation, fit_aggregation, fit_platt, preference_probabilities, preference_table, rtc
+from .expert_model import (
+    PLATT_SLOPES,
+    ExpertAggregation,
+    aggregation_covariance,
+    fit_aggregation,
+    fit_platt,
+    preference_probabilities,
+    preference_table,
+    rtc,
+)
 from .universe import Universe
 
 __all__ = [
@@ -47,6 +56,8 @@ __all__ = [
     "judged_map",
     "mtc",
     "ExpertAggregation",
+    "PLATT_SLOPES",
+    "aggregation_covariance",
     "fit_aggregation",
     "fit_platt",
     "preference_probabilities",

@@ -42,11 +42,16 @@ The model, reconstructed step by step (every step is a logistic regression with 
     training document, i.e. targets (y + a)/(1 + a + b)).
 
 Smoothing strength (a finding, see the carterette2007 experiment): with the paper's stated a = b = 1 the model fitted
-after the first 10 judgments already gives every unjudged document a run-dependent probability, E[dMAP] then
-has the same sign on almost every topic while the independent-Bernoulli variance shrinks with the number of
-uncertain documents, and P(dMAP < 0) jumps to ~0 or ~1: RTC stops after 10 judgments. The paper says its
-smoothing parameters were trained on TREC-4 (not available here); a = b = 100 on the aggregation coefficients
-restores the paper's behaviour on TREC-8 (see ``evalkit.experiments.carterette2007.RTC_SMOOTHED``).
+after the first 10 judgments gives the unjudged documents of one run a different mean probability from the other
+run's (a run-wide tilt, typically several hundredths). The variance of dMAP barely changes (with 50 topics its SD is
+about 0.01 either way), but E[dMAP] moves by many SDs, so P(dMAP < 0) jumps to ~0 or ~1 and RTC stops after 10
+judgments, far too sure. The paper says its smoothing parameters were trained on TREC-4 (not available here); the kit
+chooses a = b on held-out data (``evalkit.experiments.carterette2007.RTC_SMOOTHED``, ``PRIOR_SOURCE``).
+``coefficient_uncertainty=True`` is another answer, beyond the paper: it adds the coefficients' own uncertainty to
+Var[dMAP], which is what a tilt fitted on 10 judgments lacks.
+
+(b') Platt's slope is constrained to B >= 0 by default (:func:`fit_platt`): the documents judged first sit at the top
+ranks, where q* hardly varies, so the data do not identify B, and the unconstrained fit can reverse a weak expert.
 
 Judged documents keep p = x (0 or 1); the model's p are used for the unjudged ones.
 """
@@ -66,7 +71,9 @@ __all__ = [
     "preference_probabilities",
     "preference_table",
     "fit_platt",
+    "PLATT_SLOPES",
     "fit_aggregation",
+    "aggregation_covariance",
     "ExpertAggregation",
     "rtc",
 ]
@@ -217,13 +224,27 @@ def _logistic_newton(features, targets, weights, prior_alpha=0.0, prior_beta=0.0
     return coef
 
 
-def fit_platt(scores: np.ndarray, labels: np.ndarray, mask: np.ndarray | None = None, prior: tuple[float, float] = (1.0, 1.0)):
+PLATT_SLOPES = ("nonnegative", "free")
+
+
+def fit_platt(scores: np.ndarray, labels: np.ndarray, mask: np.ndarray | None = None, prior: tuple[float, float] = (1.0, 1.0),
+              slope: str = "nonnegative"):
     """Platt (2000) sigmoid calibration for each of K experts at once: q = sigma(A_k + B_k * score).
 
     ``scores`` (K, M), ``labels`` (M,) or (K, M) 0/1, ``mask`` (K, M) which documents each expert's fit uses
-    (default all). Targets are Platt's smoothed (N+ + 1)/(N+ + 2) and 1/(N- + 2) per expert. Returns (A, B), each
-    (K,); an expert with no data gets A = B = nan (callers leave it uncalibrated).
+    (default all). Targets are Platt's smoothed (N+ + 1)/(N+ + 2) and 1/(N- + 2) per expert, with a Beta(a, b)
+    ``prior`` on sigma(A) and sigma(B). Returns (A, B), each (K,); an expert with no data gets A = B = nan
+    (callers leave it uncalibrated).
+
+    ``slope="nonnegative"`` (the default) constrains B >= 0: a calibrated expert may be weak (B = 0: every
+    document it ranks gets the same probability) but never reversed. Carterette 2007 Sec. 3.2 wants q*
+    decreasing with rank; calibration on documents judged where q* barely varies (the top ranks, where MTC picks)
+    leaves B unidentified, and the unconstrained fit can turn it negative (rank 100 more likely relevant than
+    rank 1). The objective is concave, so when the unconstrained B is negative the constrained optimum lies on
+    B = 0; those experts are refitted with the intercept alone. ``slope="free"``: the unconstrained fit.
     """
+    if slope not in PLATT_SLOPES:
+        raise ValueError(f"slope must be one of {PLATT_SLOPES}; got {slope!r}")
     scores = np.atleast_2d(np.asarray(scores, np.float64))
     labels = np.broadcast_to(np.asarray(labels, np.float64), scores.shape)
     mask = np.ones(scores.shape, bool) if mask is None else np.broadcast_to(np.asarray(mask, bool), scores.shape)
@@ -231,7 +252,15 @@ def fit_platt(scores: np.ndarray, labels: np.ndarray, mask: np.ndarray | None = 
     n_neg = (mask & (labels <= 0)).sum(axis=1)
     targets = np.where(labels > 0, ((n_pos + 1.0) / (n_pos + 2.0))[:, None], (1.0 / (n_neg + 2.0))[:, None])
     features = np.stack([np.ones_like(scores), scores], axis=2)
-    coef = _logistic_newton(features, targets, mask.astype(np.float64), prior_alpha=prior[0], prior_beta=prior[1])
+    weights = mask.astype(np.float64)
+    coef = _logistic_newton(features, targets, weights, prior_alpha=prior[0], prior_beta=prior[1])
+    if slope == "nonnegative":
+        reversed_ = coef[:, 1] < 0
+        if reversed_.any():  # refit with B = 0 (the prior on sigma(B) is then a constant)
+            intercept = _logistic_newton(features[reversed_][:, :, :1], targets[reversed_], weights[reversed_],
+                                         prior_alpha=prior[0], prior_beta=prior[1])
+            coef[reversed_, 0] = intercept[:, 0]
+            coef[reversed_, 1] = 0.0
     empty = ~mask.any(axis=1)
     coef[empty] = np.nan
     return coef[:, 0], coef[:, 1]
@@ -291,6 +320,24 @@ def _fit_bounded(q: np.ndarray, y: np.ndarray, prior: tuple[float, float]) -> np
     return result.x
 
 
+def aggregation_covariance(features: np.ndarray, coef: np.ndarray, prior: tuple[float, float] = (1.0, 1.0)) -> np.ndarray:
+    """Laplace approximation of the posterior of the aggregation coefficients (Eq. 2 with the ``"logistic"``
+    Beta prior): the inverse of minus the Hessian of the log posterior at the fitted ``coef``::
+
+        H = sum_m s_m (1 - s_m) x_m x_m'  +  diag((a + b) sigma(lambda_f) (1 - sigma(lambda_f))),   s_m = sigma(x_m' lambda)
+
+    ``features`` (M, F) the design of the judged documents *including* the intercept column if the model has one,
+    ``coef`` (F,). Returns (F, F) = H^-1, the approximate covariance of lambda (not in the paper: the basis of
+    :class:`ExpertAggregation`'s ``coefficient_uncertainty`` option)."""
+    x = np.asarray(features, np.float64)
+    c = np.asarray(coef, np.float64)
+    s = special.expit(x @ c) if len(x) else np.zeros(0)
+    h = (x * (s * (1.0 - s))[:, None]).T @ x
+    sc = special.expit(c)
+    h = h + np.diag((prior[0] + prior[1]) * sc * (1.0 - sc))
+    return np.linalg.pinv(h, hermitian=True)
+
+
 # --------------------------------------------------------------------------------------------------------------
 # the model
 # --------------------------------------------------------------------------------------------------------------
@@ -303,8 +350,16 @@ class ExpertAggregation:
     The experts are the universe's runs (``universe.rank``). Parameters (module docstring): ``prior`` the Beta(a, b)
     of the aggregation coefficients (the paper's a = b = 1 by default), ``coefficient_prior`` its reading,
     ``intercept`` lambda_0 in Eq. 2, ``platt_prior`` the Beta prior of the calibration sigmoids, ``platt_input``
-    "q" (Platt on q*, as printed) or "logit", ``calibrate=False`` skips step (b). The last fit's calibration and
-    coefficients are kept as ``last_platt_`` and ``last_coef_``.
+    "q" (Platt on q*, as printed) or "logit", ``platt_slope`` "nonnegative" (the calibration may not reverse an
+    expert's ranking, :func:`fit_platt`) or "free", ``calibrate=False`` skips step (b). The last fit's
+    calibration and coefficients are kept as ``last_platt_`` and ``last_coef_``.
+
+    ``coefficient_uncertainty=True`` (beyond the paper; off by default) also keeps ``last_covariance_``, the
+    Laplace approximation of the coefficients' posterior covariance (:func:`aggregation_covariance`), and
+    ``last_jacobian_`` (n, F), dp_i / dlambda for the unjudged documents (0 for judged ones). MTC/RTC and
+    :func:`evalkit.confidence.estimate_runs` then add the coefficients' uncertainty to Var[dMAP] by the delta
+    method (see :meth:`evalkit.confidence.selection.PairEngine.delta_map`). Only with
+    ``coefficient_prior="logistic"``.
     """
 
     prior: tuple[float, float] = (1.0, 1.0)
@@ -313,6 +368,14 @@ class ExpertAggregation:
     platt_prior: tuple[float, float] = (1.0, 1.0)
     platt_input: str = "q"
     coefficient_prior: str = "logistic"
+    platt_slope: str = "nonnegative"
+    coefficient_uncertainty: bool = False
+
+    def __post_init__(self):
+        if self.coefficient_uncertainty and self.coefficient_prior != "logistic":
+            raise ValueError("coefficient_uncertainty needs coefficient_prior='logistic'")
+        if self.platt_slope not in PLATT_SLOPES:
+            raise ValueError(f"platt_slope must be one of {PLATT_SLOPES}; got {self.platt_slope!r}")
 
     def expert_features(self, universe: Universe, judged_mask: np.ndarray, labels: np.ndarray):
         """(q_star, q): (n, K) self-reported and calibrated expert probabilities (0 where unranked)."""
@@ -336,7 +399,7 @@ class ExpertAggregation:
             score = special.logit(np.clip(q_star, 1e-300, 1.0))  # theta_r; unranked entries are masked below
         else:
             raise ValueError(f"platt_input must be 'q' or 'logit'; got {self.platt_input!r}")
-        a, b = fit_platt(score[rows].T, labels[rows], train[rows].T, prior=self.platt_prior)
+        a, b = fit_platt(score[rows].T, labels[rows], train[rows].T, prior=self.platt_prior, slope=self.platt_slope)
         calibrated = special.expit(a[None, :] + b[None, :] * score)
         uncalibrated = np.isnan(a)
         calibrated[:, uncalibrated] = q_star[:, uncalibrated]
@@ -351,8 +414,13 @@ class ExpertAggregation:
         intercept = self.intercept and self.coefficient_prior != "bounded"
         coef = fit_aggregation(q[judged_mask], labels[judged_mask] > 0, self.prior, intercept, self.coefficient_prior)
         self.last_coef_ = coef
-        z = np.einsum("nk,k->n", q, coef[1:]) + coef[0] if intercept else np.einsum("nk,k->n", q, coef)
-        p = special.expit(z)
+        design = np.concatenate([np.ones((len(q), 1)), q], axis=1) if intercept else q
+        p = special.expit(design @ coef)
+        if self.coefficient_uncertainty:
+            self.last_covariance_ = aggregation_covariance(design[judged_mask], coef, self.prior)
+            jacobian = (p * (1.0 - p))[:, None] * design
+            jacobian[judged_mask] = 0.0
+            self.last_jacobian_ = jacobian
         return np.where(judged_mask, labels > 0, p).astype(np.float64)
 
 

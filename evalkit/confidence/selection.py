@@ -94,7 +94,19 @@ class PairEngine:
         self.dt = np.zeros(n_topics)
         self.diff = np.zeros((len(self.pairs), n_topics, width))
         self.cross = np.zeros((len(self.pairs), n_topics))
+        self.jacobian = None  # (n + 1, F) dp/dlambda of a fitted relevance model (coefficient uncertainty)
+        self.covariance = None  # (F, F) covariance of lambda
         self.recompute(np.arange(n_topics))
+
+    def set_coefficient_uncertainty(self, jacobian: np.ndarray | None, covariance: np.ndarray | None) -> None:
+        """Add the uncertainty of a fitted relevance model's coefficients to Var[dMAP] (:meth:`delta_map`):
+        ``jacobian`` (n, F) dp_i/dlambda (0 for judged documents), ``covariance`` (F, F); None removes it."""
+        if jacobian is None or covariance is None:
+            self.jacobian = self.covariance = None
+            return
+        jacobian = np.asarray(jacobian, np.float64)
+        self.jacobian = np.concatenate([jacobian[: self.u.n], np.zeros((1, jacobian.shape[1]))])
+        self.covariance = np.asarray(covariance, np.float64)
 
     def judge(self, position: int, label: float) -> None:
         """Set p[position] = label (a judgment) and update its topic. The O(m^2) cross sum of Var[dAP] is updated
@@ -115,6 +127,8 @@ class PairEngine:
                 denominator = np.maximum(rank_a[both][:, None], ra_j) * np.maximum(rank_b[both][:, None], np.where(keep, rb_j, 1.0))
                 self.cross[both, t] -= w_old * np.where(keep, w / denominator, 0.0).sum(axis=1)
         p[position] = label
+        if self.jacobian is not None:
+            self.jacobian[position] = 0.0  # a judged document no longer depends on the model
         self.recompute([t], cross=False)
 
     def recompute(self, topics, cross: bool = True) -> None:
@@ -148,11 +162,32 @@ class PairEngine:
 
     # ---------------------------------------------------------------- MAP level
     def delta_map(self):
-        """(mean, variance) of dMAP for every pair: sums over topics of the per-topic terms (Eq. 1)."""
+        """(mean, variance) of dMAP for every pair: sums over topics of the per-topic terms (Eq. 1).
+
+        With a model's coefficient uncertainty set (:meth:`set_coefficient_uncertainty`; beyond the paper), the
+        variance also gets the delta-method term ``J Sigma J'`` with J = dE[dMAP]/dlambda =
+        sum_i dE[dMAP]/dp_i * dp_i/dlambda and, per topic t, dE[dAP_t]/dp_i = (g^a_i - g^b_i)/|R_t| -
+        (E[N_a] - E[N_b])/|R_t|^2 (|R_t| = sum_i p_i): the law of total variance over the coefficients, the
+        Bernoulli variance taken at the fitted coefficients."""
         n_topics = self.u.n_topics
-        mean = _safe_divide(self.en[self.a] - self.en[self.b], self.dt).sum(axis=1) / n_topics
+        delta_en = self.en[self.a] - self.en[self.b]
+        mean = _safe_divide(delta_en, self.dt).sum(axis=1) / n_topics
         variance = _safe_divide(self.var, self.dt * self.dt).sum(axis=1) / n_topics**2
+        if self.jacobian is not None and len(self.pairs):
+            variance = variance + self.coefficient_variance(delta_en)
         return mean, variance
+
+    def coefficient_variance(self, delta_en=None) -> np.ndarray:
+        """(P,) the delta-method variance of E[dMAP] from the coefficients' covariance (0 without one)."""
+        if self.jacobian is None or not len(self.pairs):
+            return np.zeros(len(self.pairs))
+        delta_en = self.en[self.a] - self.en[self.b] if delta_en is None else delta_en
+        jac = self.jacobian[self.u.padded]  # (T, W, F), padding rows 0
+        inv_dt = _safe_divide(1.0, self.dt)
+        first = np.einsum("ptw,twf->pf", self.diff * inv_dt[None, :, None], jac)
+        second = np.einsum("pt,tf->pf", delta_en * inv_dt[None, :] ** 2, jac.sum(axis=1))
+        gradient = (first - second) / self.u.n_topics
+        return np.maximum(np.einsum("pf,fg,pg->p", gradient, self.covariance, gradient), 0.0)
 
     def prob_negative(self) -> np.ndarray:
         """(P,) P(dMAP < 0) by the normal approximation."""
@@ -306,6 +341,8 @@ def mtc(
             unjudged = ~judged[:n]
             estimate = np.asarray(reestimate(universe, judged[:n].copy(), labels.copy()), np.float64)
             p[:n][unjudged] = estimate[unjudged]
+            if getattr(reestimate, "coefficient_uncertainty", False):
+                engine.set_coefficient_uncertainty(reestimate.last_jacobian_, reestimate.last_covariance_)
             n_reestimates += 1
             touched = np.arange(n_topics)
             engine.recompute(touched)
@@ -402,6 +439,8 @@ def estimate_runs(
     p[:n][judged_mask] = labels[judged_mask]
     pairs = all_pairs(universe.n_runs) if pairs is None else np.asarray(pairs, np.int64).reshape(-1, 2)
     engine = PairEngine(universe, pairs, p, extra_relevant=extra)
+    if callable(probabilities) and getattr(probabilities, "coefficient_uncertainty", False):
+        engine.set_coefficient_uncertainty(probabilities.last_jacobian_, probabilities.last_covariance_)
     expected_ap, variance_ap = engine.run_moments()
     n_topics = universe.n_topics
     expected_map = expected_ap.mean(axis=1)
