@@ -31,6 +31,7 @@ __all__ = [
     "MIN_JUDGED_RUNS",
     "judged_mask",
     "judged_depth_of",
+    "judged_depth_rule",
     "require_judged_runs",
     "require_judged_depth",
     "require_judged_groups",
@@ -125,8 +126,12 @@ def judged_depth_of(collection) -> int | None:
     return int(depth) if depth > 0 else None
 
 
-def _depth_rule(collection) -> str:
+def judged_depth_rule(collection) -> str:
+    """Which rule gave the collection's judged depth (its metadata's, else derived from the judged runs' pool)."""
     return collection.metadata.get("judged_depth_rule", "derived from the judged runs' pool")
+
+
+_depth_rule = judged_depth_rule
 
 
 # ------------------------------------------------------------------------------------------------ checks
