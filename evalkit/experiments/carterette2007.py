@@ -1285,7 +1285,7 @@ def claims(results: ExperimentResults, dataset: str, *, prior=RTC_SMOOTHED["prio
     coefficient-uncertainty option (beyond the paper); ``strength`` :func:`prior_strength_table` on this dataset;
     ``variance`` :func:`variance_monte_carlo`; ``footnote`` :func:`footnote_check`; ``toy``
     :func:`toy_distribution`."""
-    from ..report import Claim
+    from ..report import THIS_COLLECTION, Claim
 
     t2, summary, tests = table2(results), table2_summary(results), hypothesis_tests(results)
     acc = t2[("RTC", "accuracy")]
@@ -1380,7 +1380,7 @@ def claims(results: ExperimentResults, dataset: str, *, prior=RTC_SMOOTHED["prio
                          "error O(n 2^-n)", "; ".join(parts), checked_on,
                          "no", "the denominator sum X is treated as the constant |R|; for dMAP, what confidence "
                          "uses, the formula matches Monte Carlo",
-                         paper_dataset=checked_on))  # a statement about a formula, for any ranking: checked here
+                         paper_dataset=THIS_COLLECTION))  # about a formula: its reference, Monte Carlo, is computed here
     return out
 
 
