@@ -1,4 +1,5 @@
-"""Every needs-check of notebooks 00-05 (their experiment modules' plan()), with the sentence it prints, and the scaled defaults, on simulated collections written as TREC files and loaded through the front door."""
+"""Every needs-check of notebooks 00-05 (their experiment modules' plan()), with the sentence it prints, and the
+scaled defaults, on simulated collections written as TREC files and loaded through the front door."""
 
 from __future__ import annotations
 

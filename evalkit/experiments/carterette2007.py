@@ -5,7 +5,8 @@ with MTC (p = 0.5) and with RTC (expert aggregation, re-estimated every 10th jud
 P(dMAP < 0) >= 0.95 or <= 0.05 (Algorithm 1). Then, with no further judgments, estimate relevance for every
 document the k runs retrieve (MTC: 0.5; RTC: the Sec. 3 model with the k runs as experts), EMAP for the k runs
 and P(dMAP < 0) for all k (k - 1) / 2 pairs. Truth: MAP on the full qrels with every list cut at 100. IP judges
-the originals' documents in rank order for as many judgments as MTC made, unjudged = nonrelevant.
+the originals' documents in rank order for as many judgments as MTC made, unjudged = nonrelevant. On another
+collection :func:`plan` cuts the lists at its judged depth (when less than 100) and takes k = min(10, runs).
 
 Analysis (pure functions of the per-pair / per-trial DataFrames :func:`run_experiment` returns):
 :func:`table2` (confidence bins, W-bar, judgments, tau), :func:`hypothesis_tests`, :func:`figure2_data`,
@@ -264,9 +265,8 @@ def plan(collection: Collection, k: int = PAPER_K, c: int = 2, depth: int = PAPE
     Needs: a known judged depth (MTC and RTC ask the qrels about any document of the k runs' lists; past the
     judged depth an unjudged document would count as nonrelevant without having been judged); at least 3 runs
     (two original runs and at least one new run: the paper's question is reuse on new runs); c < k (c >= 2, else a
-    ValueError). The
-    paper's lists are cut at 100, TREC-8's judged depth: on a collection judged less deep they are cut at the
-    judged depth (and at the runs' depth); a ``depth`` the user set is checked against the judged depth. The
+    ValueError). The paper's lists are cut at 100, TREC-8's judged depth: on a collection judged less deep they are
+    cut at the judged depth (and at the runs' depth); a ``depth`` the user set is checked against the judged depth. The
     paper's k = 10 runs a trial becomes min(10, runs) (:func:`evalkit.needs.scale_k`), so a trial has
     k (k - 1) / 2 pairs; a k the user set is checked. ``fast``: at most 4 trials (2 with the paper's prior, 1 a
     prior strength and in the widget) and 300 judgments an algorithm and trial.
@@ -1380,7 +1380,7 @@ def claims(results: ExperimentResults, dataset: str, *, prior=RTC_SMOOTHED["prio
                          "error O(n 2^-n)", "; ".join(parts), checked_on,
                          "no", "the denominator sum X is treated as the constant |R|; for dMAP, what confidence "
                          "uses, the formula matches Monte Carlo",
-                         paper_dataset=THIS_COLLECTION))  # about a formula: its reference, Monte Carlo, is computed here
+                         paper_dataset=THIS_COLLECTION))  # about a formula: its reference (Monte Carlo) is here
     return out
 
 

@@ -25,7 +25,8 @@ Reconstruction choices (the paper leaves them open; the notebook states them):
   the truth is AP (and trec_eval's nDCG) under the depth-100 pool of the judged runs, graded by the collection's
   qrels (:func:`prepare`). On TREC-8 that pool *is* the official qrels (86,830 judgments, the number the paper
   quotes); on a simulated collection with complete judgments it drops the relevant documents outside the pool,
-  which no sample of the pool can see.
+  which no sample of the pool can see. On a collection judged less than 100 deep, :func:`plan` takes the pool to
+  the judged depth instead (deeper, the qrels know nothing) and scales the depths k of Figures 2-4 with it.
 * **Pools** are built from the judged runs only; every run is scored (the paper's dots and pluses). Sec. 2 says
   "the entire depth-100 pool over all submitted runs", but the 86,830 judgments it cites are the official pool
   of the contributing runs; a deeper pool over all 129 runs would need judgments TREC never made.
@@ -1238,7 +1239,8 @@ def claims(gold: Gold, fig1: pd.DataFrame | None = None, validation: CIValidatio
         shares = "/".join(f"{s:.1%}" for s in f["share"])
         paper_shares = "/".join(f"{s:.1%}" for s in f["paper share"])
         close = np.nanmax(np.abs(f["share"] - f["paper share"])) <= 0.005
-        out.append(Claim(paper, f"Fig. 2: share of the depth-{gold.depth} pool judged by depth-" + "/".join(map(str, f.k))
+        out.append(Claim(paper, f"Fig. 2: share of the depth-{gold.depth} pool judged by depth-"
+                         + "/".join(map(str, f.k))
                          + " + equal random", paper_shares, shares, data,
                          ("yes" if close else "no") if data == "trec8" else "",
                          "the paper's shares are TREC-8's"))
