@@ -156,8 +156,8 @@ def require_judged_depth(collection, depth: int, parameter: str, why: str | None
                 f"no judged depth (rule: {_judged_rule(collection)})", _HOW_JUDGED)
     require(depth <= judged, f"judgments to depth {depth} ({why})",
             f"judged depth {judged} ({_depth_rule(collection)})",
-            f"Set {parameter} within depth {judged}, or \"judged_depth\" in collection.json if the pools were "
-            "deeper.")
+            f"Keep the parameter {parameter} at or below depth {judged}, or set \"judged_depth\" in collection.json "
+            "if the pools were deeper.")
     return judged
 
 

@@ -51,7 +51,7 @@ def test_tour_needs_judged_runs(collections):
 def test_tour_checks_depths_the_user_set(collections):
     assert sentence(lambda: tour.plan(collections["shallow"], pool_depths=[1, 10])) == (
         "This notebook needs judgments to depth 10 (pool_depths = 10); the collection has judged depth 7 "
-        "(collection.json 'judged_depth'). Set pool_depths within depth 7, or \"judged_depth\" in collection.json "
+        "(collection.json 'judged_depth'). Keep the parameter pool_depths at or below depth 7, or set \"judged_depth\" in collection.json "
         "if the pools were deeper.")
     assert sentence(lambda: tour.plan(collections["shallow"], slider_depth=8)).startswith(
         "This notebook needs judgments to depth 8 (slider_depth = 8)")
@@ -82,8 +82,8 @@ def test_voorhees_needs_judged_runs_and_topics(collections):
 def test_voorhees_checks_strategies_the_user_wrote(collections):
     assert sentence(lambda: voorhees2014.plan(collections["shallow"], ["pool15", "[1-5]@1+[6-20]@0.5"])) == (
         "This notebook needs judgments to depth 20 (strategy '[1-5]@1+[6-20]@0.5' samples down to rank 20); the "
-        "collection has judged depth 7 (collection.json 'judged_depth'). Set strategies within depth 7, or "
-        "\"judged_depth\" in collection.json if the pools were deeper.")
+        "collection has judged depth 7 (collection.json 'judged_depth'). Keep the parameter strategies at or below depth 7, or "
+        "set \"judged_depth\" in collection.json if the pools were deeper.")
     assert sentence(lambda: voorhees2014.plan(collections["depth1"], ["3strata", "2strata"])) == (
         "This notebook needs a sampling strategy that fits in the 1 judged rank(s); the collection has judged "
         "depth 1, too shallow for 3strata, 2strata. Pass strategies with fewer strata (e.g. \"[1-1]@1\"), or set "
@@ -123,7 +123,7 @@ def test_yilmaz_checks_depths_the_user_set(collections):
     shallow = collections["shallow"]
     assert sentence(lambda: yilmaz2008.plan(shallow, pool_depth=50)) == (
         "This notebook needs judgments to depth 50 (pool_depth = 50); the collection has judged depth 7 "
-        "(collection.json 'judged_depth'). Set pool_depth within depth 7, or \"judged_depth\" in collection.json if "
+        "(collection.json 'judged_depth'). Keep the parameter pool_depth at or below depth 7, or set \"judged_depth\" in collection.json if "
         "the pools were deeper.")
     assert sentence(lambda: yilmaz2008.plan(shallow, pool_depth=3)) == (
         "This notebook needs a pool at least 4 deep (pool_depth = 3: Figure 4 samples three strata below a depth-1 "
@@ -177,7 +177,7 @@ def test_carterette_needs(collections):
         "the collection has 20 runs. Set c to at most 2, or k to at least 4.")
     assert sentence(lambda: carterette2007.plan(collections["shallow"], depth=50)) == (
         "This notebook needs judgments to depth 50 (depth = 50); the collection has judged depth 7 (collection.json "
-        "'judged_depth'). Set depth within depth 7, or \"judged_depth\" in collection.json if the pools were deeper.")
+        "'judged_depth'). Keep the parameter depth at or below depth 7, or set \"judged_depth\" in collection.json if the pools were deeper.")
     with pytest.raises(ValueError, match="c must be >= 2"):
         carterette2007.plan(tiny, c=1)
 
@@ -245,7 +245,7 @@ def test_lu_needs(collections):
         "collection has judged depth 1. Give \"judged_depth\" in collection.json if the pools were deeper.")
     assert sentence(lambda: lu2017.plan(collections["shallow"], reference_depth=50)) == (
         "This notebook needs judgments to depth 50 (reference_depth = 50); the collection has judged depth 7 "
-        "(collection.json 'judged_depth'). Set reference_depth within depth 7, or \"judged_depth\" in "
+        "(collection.json 'judged_depth'). Keep the parameter reference_depth at or below depth 7, or set \"judged_depth\" in "
         "collection.json if the pools were deeper.")
     assert sentence(lambda: lu2017.plan(collections["shallow"], depths=[3, 7])) == (
         "This notebook needs pool depths d' < the reference depth d = 7 (depths = [3, 7]); the collection has d = 7 "
