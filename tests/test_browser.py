@@ -10,8 +10,8 @@ Debian's Chromium (``/usr/bin/chromium``, or ``$EVALKIT_CHROMIUM``) driven by Pl
   from ``file://`` with every non-file request aborted, and MathJax typesets their formulas: no raw TeX left
   visible, no TeX error box (a page loading MathJax from the web, as the stock template does, fails the check).
 
-Screenshots go to ``$EVALKIT_SCREENSHOTS`` (default: the test's temporary folder) and their paths are listed at
-the end of the pytest run. Both tests skip, saying why, when Chromium or Playwright is absent; ``.ci/run`` installs
+Screenshots go to ``$EVALKIT_SCREENSHOTS`` (default: a new ``evalkit-screenshots-*`` folder in the system's
+temporary folder) and their paths are listed at the end of the pytest run. Both tests skip, saying why, when Chromium or Playwright is absent; ``.ci/run`` installs
 Chromium with apt-get when it runs as root.
 """
 
@@ -68,11 +68,21 @@ def browser():
             chromium.close()
 
 
-@pytest.fixture
-def screenshots(request, tmp_path):
-    """A folder for this test's screenshots; the paths saved in it are listed at the end of the run."""
+@pytest.fixture(scope="session")
+def screenshot_folder():
+    """``$EVALKIT_SCREENSHOTS``, else a new ``evalkit-screenshots-*`` folder in the system's temporary folder: not
+    under pytest's basetemp, whose last three runs only are kept (another pytest run of the same account would
+    delete the screenshots before anyone looked at them)."""
+    import tempfile
+
     base = os.environ.get("EVALKIT_SCREENSHOTS")
-    folder = Path(base) / request.node.name if base else tmp_path / "screenshots"
+    return Path(base) if base else Path(tempfile.mkdtemp(prefix="evalkit-screenshots-"))
+
+
+@pytest.fixture
+def screenshots(request, screenshot_folder):
+    """Takes this test's screenshots; their paths are listed at the end of the run."""
+    folder = screenshot_folder / request.node.name
     folder.mkdir(parents=True, exist_ok=True)
     taken: list[Path] = []
 
