@@ -47,6 +47,8 @@ REDRAW_SECONDS = 60
 
 
 def _playwright_or_skip():
+    if os.environ.get("EVALKIT_BROWSER_UNAVAILABLE"):
+        pytest.skip(os.environ["EVALKIT_BROWSER_UNAVAILABLE"])
     if not CHROMIUM.is_file():
         pytest.skip(f"Chromium not found at {CHROMIUM}: on Debian `apt-get install -y chromium` (.ci/run does "
                     "when it runs as root), or set EVALKIT_CHROMIUM to a Chromium binary")
