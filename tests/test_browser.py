@@ -72,19 +72,26 @@ def browser():
 
 @pytest.fixture(scope="session")
 def screenshot_folder():
-    """``$EVALKIT_SCREENSHOTS``, else a new ``evalkit-screenshots-*`` folder in the system's temporary folder: not
-    under pytest's basetemp, whose last three runs only are kept (another pytest run of the same account would
-    delete the screenshots before anyone looked at them)."""
+    """Gives ``$EVALKIT_SCREENSHOTS``, else a new ``evalkit-screenshots-*`` folder in the system's temporary folder,
+    made on first use (a skipped run leaves nothing): not under pytest's basetemp, whose last three runs only are
+    kept (another pytest run of the same account would delete the screenshots before anyone looked at them)."""
     import tempfile
 
-    base = os.environ.get("EVALKIT_SCREENSHOTS")
-    return Path(base) if base else Path(tempfile.mkdtemp(prefix="evalkit-screenshots-"))
+    made: list[Path] = []
+
+    def folder() -> Path:
+        if not made:
+            base = os.environ.get("EVALKIT_SCREENSHOTS")
+            made.append(Path(base) if base else Path(tempfile.mkdtemp(prefix="evalkit-screenshots-")))
+        return made[0]
+
+    return folder
 
 
 @pytest.fixture
 def screenshots(request, screenshot_folder):
     """Takes this test's screenshots; their paths are listed at the end of the run."""
-    folder = screenshot_folder / request.node.name
+    folder = screenshot_folder() / request.node.name
     folder.mkdir(parents=True, exist_ok=True)
     taken: list[Path] = []
 
