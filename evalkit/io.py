@@ -65,6 +65,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from .errors import TrecFormatError
+
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: reading files does not need it
     import pandas as pd
 
@@ -82,17 +84,6 @@ __all__ = [
     "write_qrels",
     "atomic_write",
 ]
-
-
-class TrecFormatError(ValueError):
-    """A TREC run or qrels file that cannot be read: ``file:line: problem``."""
-
-    def __init__(self, path: os.PathLike | str, line: int | None, problem: str):
-        self.path = str(path)
-        self.line = line
-        self.problem = problem
-        where = f"{self.path}:{line}" if line is not None else self.path
-        super().__init__(f"{where}: {problem}")
 
 
 def trec_eval_order(group: np.ndarray, scores: np.ndarray, docno_ranks: np.ndarray) -> np.ndarray | None:
