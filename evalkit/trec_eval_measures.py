@@ -301,43 +301,74 @@ def set_f(a: TopicArrays, params) -> np.ndarray:
 
 # ---- gain measures (gain_init.c: gain of grade g is g unless given as g=value) ----
 
+def _c_gain_order(a: tuple, b: tuple) -> int:
+    """gain_init.c's comp_rel_gain: the difference of the gains truncated to an int (so 0.5 and 0 compare equal)."""
+    return int(a[1] - b[1])
+
+
+def _glibc_merge_sort(items: list, compare) -> list:
+    """glibc's qsort (a top-down merge sort taking the left element on ties): with comp_rel_gain's truncated,
+    non-transitive comparison the order of gains closer than 1 depends on the algorithm, so it is repeated."""
+    if len(items) <= 1:
+        return list(items)
+    half = len(items) // 2
+    left, right = _glibc_merge_sort(items[:half], compare), _glibc_merge_sort(items[half:], compare)
+    out, i, j = [], 0, 0
+    while i < len(left) and j < len(right):
+        if compare(left[i], right[j]) <= 0:
+            out.append(left[i])
+            i += 1
+        else:
+            out.append(right[j])
+            j += 1
+    return out + left[i:] + right[j:]
+
+
 class Gains:
-    """trec_eval's GAINS for one parameter set: the gain of each grade, and each topic's ideal ranking of gains."""
+    """trec_eval's GAINS (gain_init.c ``setup_gains``) for one parameter set, per topic: the gain of each judged
+    document and the ideal ranking of gains (walked from the highest entry down, as m_ndcg.c does)."""
 
     def __init__(self, a: TopicArrays, pairs: dict):
         levels = a.j.levels  # (T, L)
-        L = levels.shape[1]
-        given = {}
+        given = []  # (grade, gain) in the order given, for names that are integers (valid_int)
         for key, value in pairs.items():
             try:
-                given[int(key)] = value  # valid_int names are grades; others (like p=) are not gains
+                given.append((int(key), float(value)))
             except ValueError:
                 continue
-        top = max([L - 1] + [g for g in given if g >= 0])
-        self.gain_of = np.array([given.get(g, float(g)) for g in range(top + 1)], np.float64)
+        n_levels = _num_rel_levels(levels)
+        top = max([levels.shape[1] - 1] + [g for g, _ in given])
+        gain_of = {g: float(g) for g in range(top + 1)}
+        gain_of.update(dict(given))
+        self.gain_of = np.array([gain_of.get(g, 0.0) for g in range(top + 1)], np.float64)
         rel = a.j.rel
         index = np.clip(rel, 0, top)
         self.results = np.where(rel >= 0, self.gain_of[index], 0.0)  # get_gain: unjudged codes have gain 0
-        # ideal: every judged document's gain, highest first (levels with no document are skipped)
-        counts = np.zeros((a.T, top + 1), np.int64)
-        counts[:, :L] = levels
-        order = np.argsort(-self.gain_of, kind="stable")
-        gains_sorted = self.gain_of[order]
-        positive = gains_sorted > 0
-        n_positive = counts[:, order][:, positive].sum(axis=1)
-        width = int(n_positive.max()) if len(n_positive) else 0
-        self.ideal = np.zeros((a.T, width + 1), np.float64)
+        sequences, self.entry_gains = [], []
         for t in range(a.T):  # a loop over topics and grades, not over documents
-            seq = np.repeat(gains_sorted[positive], counts[t, order][positive])
+            entries = [(g, v, 0) for g, v in given]
+            for level in range(int(n_levels[t])):
+                hit = [k for k, e in enumerate(entries) if e[0] == level]
+                if hit:
+                    entries[hit[0]] = (level, entries[hit[0]][1], int(levels[t, level]))
+                else:
+                    entries.append((level, float(level), int(levels[t, level])))
+            entries = _glibc_merge_sort(entries, _c_gain_order)
+            self.entry_gains.append([e[1] for e in entries])
+            seq = []
+            if entries and entries[-1][1] > 0:
+                for _, gain, count in reversed(entries):
+                    if count == 0:
+                        continue
+                    if gain <= 0:
+                        break
+                    seq.append(np.full(count, gain))
+            sequences.append(np.concatenate(seq) if seq else np.zeros(0))
+        self.n_positive = np.array([len(s) for s in sequences], np.int64)
+        width = int(self.n_positive.max()) if a.T else 0
+        self.ideal = np.zeros((a.T, width + 1), np.float64)
+        for t, seq in enumerate(sequences):
             self.ideal[t, : len(seq)] = seq
-        self.n_positive = n_positive
-        # the gain levels present for each topic (for rbp's normalization): judged levels and given grades
-        present = counts > 0
-        present[:, :L] |= np.arange(L)[None, :] < _num_rel_levels(levels)[:, None]
-        for g in given:
-            if 0 <= g <= top:
-                present[:, g] = True
-        self.present = present
 
 
 def _num_rel_levels(levels: np.ndarray) -> np.ndarray:
@@ -476,10 +507,10 @@ def rank_biased_precision(a: TopicArrays, pairs: dict) -> np.ndarray:
     g = Gains(a, pairs)
     gains = g.results.copy()
     for t in range(a.T):
-        present = g.gain_of[g.present[t]]
-        if len(present) == 0:
+        present = g.entry_gains[t]
+        if not present:
             continue
-        lo, hi = present.min(), present.max()
+        lo, hi = min(present), max(present)
         if lo < 0 or hi > 1:
             judged = a.j.rel[t] >= 0
             gains[t] = np.where(judged, (gains[t] - lo) / (hi - lo), 0.0)

@@ -83,6 +83,14 @@ def _zero_for_bogus(label: str) -> bool:
     return label == "num_ret" or label.startswith("utility") or label.startswith("unj") or label == "rbp_resid"
 
 
+def c_fixed(value: float) -> str:
+    """C's ``%6.4f``: Python's rounding is the same (exact, half-even on the binary value); NaN keeps its sign
+    as glibc prints it (0/0 on x86 is ``-nan``), infinities print ``inf``."""
+    if value != value:
+        return "  -nan" if math.copysign(1.0, value) < 0 else "   nan"
+    return f"{value:6.4f}"
+
+
 def _sequential_sum(values: np.ndarray) -> float:
     """``accum += value`` in topic order, as trec_eval's acc_meas functions do."""
     return float(np.cumsum(values)[-1]) if len(values) else 0.0
@@ -121,7 +129,7 @@ def format_run(judged: Judged, selection: Selection, runid: str, options: Output
                     elif measure.kind == LONG:
                         lines.append(f"{label:<22}\t{topic}\t{int(values[t])}")
                     else:
-                        lines.append(f"{label:<22}\t{topic}\t{values[t]:6.4f}")
+                        lines.append(f"{label:<22}\t{topic}\t{c_fixed(values[t])}")
     if not options.summary:
         return lines
     divisor = options.n_qrels_topics if options.complete else n_topics
@@ -144,11 +152,11 @@ def format_run(judged: Judged, selection: Selection, runid: str, options: Output
                 if options.complete:
                     total += (divisor - n_topics) * math.log(tm.MIN_GEO_MEAN)
                 value = math.exp(total / divisor) if divisor > 0 else total
-                lines.append(f"{label:<22}\tall\t{value:6.4f}")
+                lines.append(f"{label:<22}\tall\t{c_fixed(value)}")
         else:
             for label, values in series:
                 total = _sequential_sum(values)
                 value = total / divisor if divisor else total
-                lines.append(f"{label:<22}\tall\t{value:6.4f}")
+                lines.append(f"{label:<22}\tall\t{c_fixed(value)}")
     return lines
 
