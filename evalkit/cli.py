@@ -19,7 +19,7 @@ import signal
 import sys
 import threading
 
-from .io import TrecFormatError
+from .errors import TrecFormatError
 
 DEFAULT_CLI_MEASURES = ["AP", "P@10", "Rprec", "nDCG", "Bpref"]
 
