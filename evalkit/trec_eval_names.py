@@ -159,7 +159,13 @@ def select(arguments: list[str], version: str = "10.0") -> Selection:
         raise ValueError(f"unknown trec_eval version {version!r}; known: {', '.join(VERSIONS)}")
     known = {m.name: m for m in MEASURES[version]}
     selection = Selection(version)
+    underscored: dict[str, list[str]] = {}  # P_5, P_10: the kit's extension, cutoffs gathered
     for text in arguments:
+        whole = None if text in known or text.partition(".")[0] in known else _underscore_form(text, known)
+        if whole is not None:
+            selection.marked.add(whole[0])
+            underscored.setdefault(whole[0], []).append(whole[1])
+            continue
         name, dot, params = text.partition(".")
         if dot and not params:
             raise UnknownMeasure(f"improper measure in parameter '{text}'")
@@ -176,10 +182,16 @@ def select(arguments: list[str], version: str = "10.0") -> Selection:
                     hint = (" (xinfAP is sample_eval.pl's estimator, not a trec_eval measure: use the kit's "
                             "format, evalkit eval -m infAP with 5-column sampled qrels)")
                 raise UnknownMeasure(f"illegal measure '{text}'{hint}")
-            name, params, dot = split[0], split[1], "."
+            selection.marked.add(split[0])
+            underscored.setdefault(split[0], []).append(split[1])
+            continue
         selection.marked.add(name)
         if dot and name not in selection.params:
             selection.params[name] = params
+    for name, values in underscored.items():
+        given = selection.params.get(name)
+        parts = (given.split(",") if given else []) + [v for v in values if v not in (given or "").split(",")]
+        selection.params[name] = ",".join(dict.fromkeys(parts))
     return selection
 
 
