@@ -71,7 +71,7 @@ def _sampled_qrels(path: str) -> bool:
 def _eval(args: argparse.Namespace) -> int:
     from .evaluation import evaluate
 
-    frame = evaluate(args.qrels, args.runs, args.measure or DEFAULT_CLI_MEASURES, per_topic=args.q)
+    frame = evaluate(args.qrels, args.runs, args.measure or DEFAULT_CLI_MEASURES, per_topic=args.q, ties=args.ties)
     out = sys.stdout
     for row in frame.itertuples(index=False):
         if args.run_column:
@@ -123,6 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-m", "--measure", action="append", help="measure name, e.g. AP, P@10, nDCG@100, RBP(p=0.95)")
     ev.add_argument("-q", action="store_true", help="also print per-topic values")
     ev.add_argument("--run-column", action="store_true", help="prefix each line with the run name")
+    ev.add_argument("--ties", choices=("float64", "float32"), default="float64",
+                    help="score ties as trec_eval 10.0 (float64, default) or 9.x / pytrec_eval (float32) see them")
     ev.add_argument("--format", choices=("kit", "trec_eval"), default=None,
                     help="trec_eval: print exactly what trec_eval prints (default when every -m is a trec_eval "
                          "name such as map, P.10, official, all_trec; takes trec_eval's options -c -J -M -l -n "

@@ -78,6 +78,7 @@ __all__ = [
     "parse_run",
     "explain_run_error",
     "trec_eval_order",
+    "TIE_MODES",
     "read_qrels",
     "read_runs_table",
     "write_run",
@@ -86,21 +87,39 @@ __all__ = [
 ]
 
 
-def trec_eval_order(group: np.ndarray, scores: np.ndarray, docno_ranks: np.ndarray) -> np.ndarray | None:
+TIE_MODES = ("float64", "float32")
+
+
+def check_ties(ties: str) -> str:
+    """``ties`` checked: ``"float64"`` (trec_eval 10.0, the default) or ``"float32"`` (trec_eval 9.x and
+    pytrec_eval-terrier)."""
+    if ties not in TIE_MODES:
+        raise ValueError(f"ties must be 'float64' (trec_eval 10.0, the default) or 'float32' (trec_eval 9.x and "
+                         f"pytrec_eval), not {ties!r}")
+    return ties
+
+
+def trec_eval_order(group: np.ndarray, scores: np.ndarray, docno_ranks: np.ndarray,
+                    ties: str = "float64") -> np.ndarray | None:
     """The permutation putting rows in trec_eval order (group ascending, score descending, docno descending), or
     None when they already are. ``group`` numbers the (run, topic) blocks; ``docno_ranks`` must order like the
     docno strings (e.g. ids into a sorted vocabulary).
 
-    Scores are compared as trec_eval compares them: trec_eval keeps a run's scores in a C ``float`` (single
-    precision, ``TEXT_RESULTS.sim``), so scores that differ only beyond float32 precision tie and are then ordered
-    by docno. The comparison here is on ``scores.astype(float32)`` for that reason.
+    Scores are compared as trec_eval compares them, which depends on its version (``ties``):
+
+    * ``"float64"`` (default): trec_eval 10.0 keeps a run's scores in a C ``double`` (``TEXT_RESULTS.sim``);
+    * ``"float32"``: trec_eval 9.x keeps them in a C ``float``, and so does pytrec_eval-terrier (built on 9.x):
+      scores that differ only beyond single precision tie and are then ordered by docno. The comparison is on
+      ``scores.astype(float32)``. Issue 12's minimal case: scores 1.00000001 and 1.0 order by score in 10.0
+      (AP 0.5) and tie in 9.0.8 (docno b before a: AP 1.0).
 
     Run files are nearly sorted already, so the work is done where it is needed: a stable sort on the block number
     if blocks are interleaved; a full sort of the few blocks with score inversions; and, for the many runs of tied
     scores, a sort of just the tied rows by docno descending.
     """
     n = len(group)
-    scores = np.asarray(scores).astype(np.float32)  # a copy: safe to reorder in place below
+    # a copy either way: safe to reorder in place below
+    scores = np.array(scores, dtype=np.float32 if check_ties(ties) == "float32" else np.float64)
     docno_ranks = np.array(docno_ranks, copy=True)
     order = None
     if n > 1 and (group[1:] < group[:-1]).any():
@@ -148,15 +167,16 @@ class Run:
     def topics(self) -> np.ndarray:
         return np.unique(np.asarray(self.topic, dtype=object))
 
-    def in_trec_eval_order(self) -> "Run":
-        if self.ordered:
+    def in_trec_eval_order(self, ties: str = "float64") -> "Run":
+        """The run sorted as trec_eval sorts it (``ties``: see :func:`trec_eval_order`)."""
+        if self.ordered and check_ties(ties) == "float64":
             return self
         topic = pa.array(np.asarray(self.topic, dtype=object), pa.string()) if not isinstance(self.topic, pa.Array) else self.topic
         docno = pa.array(np.asarray(self.docno, dtype=object), pa.string()) if not isinstance(self.docno, pa.Array) else self.docno
         t, d = topic.dictionary_encode(), docno.dictionary_encode()
         t_rank = _dictionary_ranks(t.dictionary)[t.indices.to_numpy()]
         d_rank = _dictionary_ranks(d.dictionary)[d.indices.to_numpy()]
-        order = trec_eval_order(t_rank, self.score, d_rank)
+        order = trec_eval_order(t_rank, self.score, d_rank, ties=ties)
         if order is None:
             return Run(self.name, topic, docno, self.score, True, self.source)
         taker = pa.array(order)
@@ -563,7 +583,7 @@ def explain_run_error(path: os.PathLike | str) -> None:
     parse_run(path, check_duplicates=True)
 
 
-def read_run(path: os.PathLike | str, name: str | None = None) -> Run:
+def read_run(path: os.PathLike | str, name: str | None = None, ties: str = "float64") -> Run:
     """Read one TREC run file (plain or .gz; ``-`` for standard input) into a :class:`Run` in trec_eval order.
 
     Lines are read as trec_eval 10.0 reads them: ``topic Q0 docno rank score tag``, separated by any blanks;
@@ -574,9 +594,9 @@ def read_run(path: os.PathLike | str, name: str | None = None) -> Run:
 
     Raises :class:`TrecFormatError` naming the file, the line and the problem on fewer than 6 fields, a score
     that is not a finite decimal number, a docno repeated in a topic, text that is not UTF-8, NUL bytes, empty
-    files and unreadable gzip data.
+    files and unreadable gzip data. ``ties``: see :func:`trec_eval_order` (trec_eval 10.0's by default).
     """
-    return parse_run(path, name).in_trec_eval_order()
+    return parse_run(path, name).in_trec_eval_order(ties)
 
 
 def write_run(run: Run, path: os.PathLike | str) -> Path:
