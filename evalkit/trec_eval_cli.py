@@ -39,7 +39,7 @@ def _check_parameters(selection) -> None:
 
 def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10.0", ties=None,
                    per_topic=False, summary=True, complete=False, relevance_level=1, max_docs=None,
-                   judged_only=False, num_docs_in_coll=0) -> str:
+                   judged_only=False, num_docs_in_coll=0, full_precision=False) -> str:
     """The text trec_eval prints for each run against the qrels, concatenated (raises on bad input)."""
     from .trec_eval_output import OutputOptions, format_run
     from .trec_eval_rankings import rank, read_qrels, read_run
@@ -50,7 +50,7 @@ def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10
     qrels = read_qrels(qrels_path)
     options = OutputOptions(per_topic=per_topic, summary=summary, complete=complete,
                             num_docs_in_coll=num_docs_in_coll, n_qrels_topics=len(qrels.topics),
-                            qrels_positive_total=qrels.positive_total)
+                            qrels_positive_total=qrels.positive_total, full_precision=full_precision)
     blocks = []
     for path in run_paths:
         run = read_run(path)

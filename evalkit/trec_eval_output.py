@@ -31,6 +31,7 @@ class OutputOptions:
     num_docs_in_coll: int = 0  # -N
     n_qrels_topics: int = 0
     qrels_positive_total: int = 0
+    full_precision: bool = False  # %.17g instead of %6.4f: a trec_eval built as tools/README says, for tests
 
 
 def _values(measure, params, a: tm.TopicArrays, version: str, options: OutputOptions):
@@ -83,12 +84,13 @@ def _zero_for_bogus(label: str) -> bool:
     return label == "num_ret" or label.startswith("utility") or label.startswith("unj") or label == "rbp_resid"
 
 
-def c_fixed(value: float) -> str:
-    """C's ``%6.4f``: Python's rounding is the same (exact, half-even on the binary value); NaN keeps its sign
-    as glibc prints it (0/0 on x86 is ``-nan``), infinities print ``inf``."""
+def c_fixed(value: float, full_precision: bool = False) -> str:
+    """C's ``%6.4f`` (or ``%.17g``): Python's rounding is the same (exact, half-even on the binary value); NaN
+    keeps its sign as glibc prints it (0/0 on x86 is ``-nan``)."""
     if value != value:
-        return "  -nan" if math.copysign(1.0, value) < 0 else "   nan"
-    return f"{value:6.4f}"
+        text = "-nan" if math.copysign(1.0, value) < 0 else "nan"
+        return text if full_precision else f"{text:>6}"
+    return f"{value:.17g}" if full_precision else f"{value:6.4f}"
 
 
 def _sequential_sum(values: np.ndarray) -> float:
@@ -129,7 +131,7 @@ def format_run(judged: Judged, selection: Selection, runid: str, options: Output
                     elif measure.kind == LONG:
                         lines.append(f"{label:<22}\t{topic}\t{int(values[t])}")
                     else:
-                        lines.append(f"{label:<22}\t{topic}\t{c_fixed(values[t])}")
+                        lines.append(f"{label:<22}\t{topic}\t{c_fixed(values[t], options.full_precision)}")
     if not options.summary:
         return lines
     divisor = options.n_qrels_topics if options.complete else n_topics
@@ -152,11 +154,11 @@ def format_run(judged: Judged, selection: Selection, runid: str, options: Output
                 if options.complete:
                     total += (divisor - n_topics) * math.log(tm.MIN_GEO_MEAN)
                 value = math.exp(total / divisor) if divisor > 0 else total
-                lines.append(f"{label:<22}\tall\t{c_fixed(value)}")
+                lines.append(f"{label:<22}\tall\t{c_fixed(value, options.full_precision)}")
         else:
             for label, values in series:
                 total = _sequential_sum(values)
                 value = total / divisor if divisor else total
-                lines.append(f"{label:<22}\tall\t{c_fixed(value)}")
+                lines.append(f"{label:<22}\tall\t{c_fixed(value, options.full_precision)}")
     return lines
 
