@@ -69,47 +69,72 @@ def _check_text(name: str, data: bytes) -> None:
         raise TrecFormatError(name, data.count(b"\n", 0, nul) + 1, "NUL byte (binary data, not a TREC text file)")
 
 
-def _tokens_per_line(data: bytes) -> np.ndarray:
-    """Number of whitespace-separated fields on each line (one entry per line, vectorized over the bytes)."""
+_CONTROL = bytes(range(0, 9)) + bytes(range(14, 32))  # bytes C isspace does not count as blanks
+
+
+def _regular(data: bytes, width: int) -> bool:
+    """Whether every line has exactly ``width`` fields or none (blank), with no comment line and no control
+    byte: then ``data.split()`` lines up with the lines, and the fast path is exact. Vectorized over the bytes."""
+    if len(data.translate(None, _CONTROL)) != len(data):
+        return False
     raw = np.frombuffer(data, np.uint8)
-    space = _WHITESPACE[raw]
-    starts = ~space
-    starts[1:] &= space[:-1]
-    ends = np.flatnonzero(raw == 10)
-    if len(raw) and raw[-1] != 10:
-        ends = np.append(ends, len(raw))
-    counts = np.cumsum(starts)
-    at_end = np.where(ends > 0, counts[np.maximum(ends - 1, 0)], 0) if len(counts) else np.zeros(0, np.int64)
-    return np.diff(np.concatenate([[0], at_end]))
+    blank = raw <= 32  # after the check above: exactly C's isspace
+    start = np.empty(len(raw), np.uint8)
+    start[0] = not blank[0]
+    np.logical_and(blank[:-1], ~blank[1:], out=start[1:].view(bool))
+    line_begin = np.concatenate(([0], np.flatnonzero(raw == 10) + 1))
+    line_begin = line_begin[line_begin < len(raw)]
+    per_line = np.add.reduceat(start, line_begin, dtype=np.int64)
+    if not ((per_line == width) | (per_line == 0)).all():
+        return False
+    if b"#" in data:  # a comment line starts with '#' after optional blanks: look at each line's first byte
+        first = np.flatnonzero(start)
+        if (raw[first] == ord("#")).any():
+            return False
+    return True
 
 
-def _fields(name: str, data: bytes, width: int, exact: bool, what: str) -> tuple[list, np.ndarray]:
-    """(flat token list with ``width`` tokens per kept line, line numbers of kept lines). A run line keeps its first
-    ``width`` fields (``exact=False``: more are ignored); a qrels line must have exactly ``width``."""
+def _fields(name: str, data: bytes, width: int, exact: bool, what: str,
+            wanted: tuple[int, ...]) -> tuple[list, np.ndarray]:
+    """([list of bytes per wanted column 0..width-1, else None], line numbers of kept lines). A run line keeps its first
+    ``width`` fields (``exact=False``: more are ignored); a qrels line must have exactly ``width``. ``#`` lines
+    and blank lines are skipped."""
     _check_text(name, data)
-    per_line = _tokens_per_line(data)
-    if b"#" not in data and (per_line == width).all():  # the common case: no comments, no blank lines
-        return data.split(), np.arange(1, len(per_line) + 1)
-    tokens, numbers = [], []
+    if _regular(data, width):  # the common case: one data.split(), no Python loop over lines
+        tokens = data.split()
+        numbers = None
+        columns = [tokens[c::width] if c in wanted else None for c in range(width)]
+        if width - 1 not in wanted:
+            columns[-1] = tokens[-1:]  # the last field of the last line (the runid of a run)
+        if b"\n\n" in data or data.startswith(b"\n") or len(tokens) // width != data.count(b"\n") + (
+                not data.endswith(b"\n")):
+            numbers = np.flatnonzero([bool(line.strip()) for line in data.split(b"\n")]) + 1
+        else:
+            numbers = np.arange(1, len(columns[0]) + 1)
+        return columns, numbers
+    rows, numbers = [], []
     for number, line in enumerate(data.split(b"\n"), start=1):
-        if line.startswith(b"#") or (per_line[number - 1] if number <= len(per_line) else 0) == 0:
-            continue
         parts = line.split()
+        if not parts or parts[0].startswith(b"#"):
+            continue
         if len(parts) < width or (exact and len(parts) > width):
             raise TrecFormatError(name, number, f"{len(parts)} fields where {what} needs "
                                                 f"{'exactly ' if exact else ''}{width}: {line[:80]!r}")
-        tokens.extend(parts[:width])
+        rows.append(parts[:width])
         numbers.append(number)
     if not numbers:
         raise TrecFormatError(name, None, "no lines to read (only comments or blank lines)")
-    return tokens, np.asarray(numbers)
+    columns = [[r[c] for r in rows] if c in wanted else None for c in range(width)]
+    if width - 1 not in wanted:
+        columns[-1] = [rows[-1][-1]]
+    return columns, np.asarray(numbers)
 
 
 def _bad_number(name: str, texts: list, numbers: np.ndarray, parse, what: str):
-    for text, number in zip(texts, numbers):
+    for text, number in zip(texts, numbers.tolist()):
         try:
             parse(text)
-        except ValueError:
+        except (ValueError, OverflowError):
             raise TrecFormatError(name, int(number), f"{what} {text.decode(errors='replace')!r} is not a number"
                                   ) from None
     raise TrecFormatError(name, None, f"unreadable {what}")
@@ -121,7 +146,7 @@ class Qrels:
 
     name: str
     topics: list  # bytes, strcmp order
-    lookup: dict  # (topic bytes, docno bytes) -> grade (negative grades already RELVALUE_UNJUDGED)
+    judged: list  # per topic: {docno bytes: grade} (negative grades as RELVALUE_UNJUDGED)
     levels: np.ndarray  # (n_topics, max_grade + 1) number of documents judged at each grade >= 0
     positive_total: int  # documents with grade > 0 over all topics (the -c num_rel summary)
 
@@ -129,46 +154,54 @@ class Qrels:
         return {t: i for i, t in enumerate(self.topics)}
 
 
+def _topic_ids(qids: list) -> tuple[list, np.ndarray]:
+    """(distinct topics in strcmp order, index of each row's topic), found from the runs of equal topics (files
+    list a topic's lines together, so the distinct values are few and cheap to sort)."""
+    values = np.array(qids)
+    if len(values) == 0:
+        return [], np.zeros(0, np.int64)
+    change = np.ones(len(values), bool)
+    change[1:] = values[1:] != values[:-1]
+    firsts = np.flatnonzero(change)
+    distinct, inverse = np.unique(values[firsts], return_inverse=True)
+    return distinct.tolist(), np.repeat(inverse, np.diff(np.append(firsts, len(values))))
+
+
 def read_qrels(path: os.PathLike | str) -> Qrels:
     """Read a qrels file (``qid iter docno rel``); see the module notes for what is refused."""
     name, data = read_input(path)
-    tokens, numbers = _fields(name, data, 4, True, "a qrels line")
-    qids = tokens[0::4]
-    docnos = tokens[2::4]
-    rel_text = tokens[3::4]
+    (qids, _, docnos, rel_text), numbers = _fields(name, data, 4, True, "a qrels line", (0, 2, 3))
     try:
-        grades = np.array([int(t) for t in rel_text], dtype=np.int64)
+        grades = np.array([int(r) for r in rel_text], np.int64)
     except (ValueError, OverflowError):
         _bad_number(name, rel_text, numbers, int, "relevance")
-    lookup = dict(zip(zip(qids, docnos), grades.tolist()))
-    if len(lookup) != len(qids):
-        seen = {}
-        for row, key in enumerate(zip(qids, docnos)):
-            if key in seen:
-                raise TrecFormatError(name, int(numbers[row]), f"document {key[1].decode(errors='replace')} "
-                                      f"judged twice for topic {key[0].decode(errors='replace')} (first on line "
-                                      f"{int(numbers[seen[key]])})")
-            seen[key] = row
-    topics = sorted(set(qids))
-    topic_of = {t: i for i, t in enumerate(topics)}
-    topic_ids = np.array([topic_of[q] for q in qids], dtype=np.int64)
-    judged = grades >= 0
-    max_grade = int(grades.max()) if judged.any() else 0
+    topics, topic_ids = _topic_ids(qids)
+    stored = np.where(grades >= 0, grades, RELVALUE_UNJUDGED).tolist()
+    judged: list[dict] = [{} for _ in topics]
+    for t, d, g in zip(topic_ids.tolist(), docnos, stored):
+        judged[t][d] = g
+    if sum(len(j) for j in judged) != len(docnos):
+        seen: dict = {}
+        for row, (t, d) in enumerate(zip(topic_ids.tolist(), docnos)):
+            if (t, d) in seen:
+                raise TrecFormatError(name, int(numbers[row]), f"document {d.decode(errors='replace')} judged "
+                                      f"twice for topic {topics[t].decode(errors='replace')} (first on line "
+                                      f"{int(numbers[seen[t, d]])})")
+            seen[t, d] = row
+    ok = grades >= 0
+    max_grade = int(grades.max()) if ok.any() else 0
     levels = np.zeros((len(topics), max_grade + 1), np.int64)
-    np.add.at(levels, (topic_ids[judged], grades[judged]), 1)
-    for key, grade in lookup.items():
-        if grade < 0:
-            lookup[key] = RELVALUE_UNJUDGED
-    return Qrels(name, topics, lookup, levels, int((grades > 0).sum()))
+    np.add.at(levels, (topic_ids[ok], grades[ok]), 1)
+    return Qrels(name, topics, judged, levels, int((grades > 0).sum()))
 
 
 @dataclass
 class RunFile:
-    """A run file's lines as trec_eval keeps them: topic, docno, score text (parsed when ranked) and the runid."""
+    """A run file's lines as trec_eval keeps them: topic, docno, score and the runid of the last line."""
 
     name: str
-    qids: list
-    docnos: list
+    qids: list  # bytes
+    docnos: list  # bytes
     scores: np.ndarray  # float64 as atof reads it
     runid: str
     numbers: np.ndarray  # line number of each kept line
@@ -177,13 +210,24 @@ class RunFile:
 def read_run(path: os.PathLike | str) -> RunFile:
     """Read a run file (``qid iter docno rank sim runid [...]``)."""
     name, data = read_input(path)
-    tokens, numbers = _fields(name, data, 6, False, "a run line")
-    sims = tokens[4::6]
+    (qids, _, docnos, _, sims, runids), numbers = _fields(name, data, 6, False, "a run line", (0, 2, 4))
     try:
-        scores = np.array(sims).astype(np.float64)
+        scores = np.array([float(x) for x in sims], np.float64)
     except ValueError:
         _bad_number(name, sims, numbers, float, "score")
-    return RunFile(name, tokens[0::6], tokens[2::6], scores, tokens[-1].decode(errors="replace"), numbers)
+    return RunFile(name, qids, docnos, scores, runids[-1].decode(errors="replace"), numbers)
+
+
+def _raise_duplicate(run: RunFile, rows: np.ndarray, block: list, topic: bytes) -> None:
+    """A document listed twice for one topic: trec_eval exits ("duplicate docs"); the kit names both lines."""
+    seen: dict = {}
+    for row, docno in zip(rows.tolist(), block):
+        if docno in seen:
+            first, second = sorted((int(run.numbers[seen[docno]]), int(run.numbers[row])))
+            raise TrecFormatError(run.name, second, f"document {docno.decode(errors='replace')} listed twice for "
+                                                    f"topic {topic.decode(errors='replace')} (first on line "
+                                                    f"{first}); trec_eval stops with 'duplicate docs'")
+        seen[docno] = row
 
 
 @dataclass
@@ -213,27 +257,52 @@ def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None
     (``bogus=True``); the caller zeroes what trec_eval zeroes."""
     if ties not in TIE_MODES:
         raise ValueError(f"ties must be one of {TIE_MODES}, not {ties!r}")
-    qids = np.array(run.qids)
-    docnos = np.array(run.docnos)
-    run_topics, topic_ids = np.unique(qids, return_inverse=True)
+    run_topics, topic_ids = _topic_ids(run.qids)
+    n = len(topic_ids)
+    by_topic = np.argsort(topic_ids, kind="stable")  # the rows of each topic together, file order inside
+    contiguous = bool((by_topic == np.arange(n)).all())
+    docs = run.docnos if contiguous else [run.docnos[i] for i in by_topic.tolist()]
+    bounds = np.searchsorted(topic_ids[by_topic], np.arange(len(run_topics) + 1)).tolist()
+    qrels_index = qrels.index()
+    grade_by_topic = np.full(n, RELVALUE_NONPOOL, np.int64)
+    kept = []
+    for i, topic in enumerate(run_topics):  # a loop over topics; the lookups are C dict gets
+        a, b = bounds[i], bounds[i + 1]
+        block = docs[a:b]
+        if len(set(block)) != len(block):
+            _raise_duplicate(run, by_topic[a:b], block, topic)
+        row = qrels_index.get(topic)
+        if row is None:
+            continue
+        kept.append(i)
+        table = qrels.judged[row]
+        grade_by_topic[a:b] = [table.get(d, RELVALUE_NONPOOL) for d in block]
+    grades = np.empty(n, np.int64)
+    grades[by_topic] = grade_by_topic
+
     scores = run.scores.astype(np.float32) if ties == "float32" else run.scores
-    doc_order = np.argsort(docnos, kind="stable")
-    doc_rank = np.empty(len(docnos), np.int64)
-    doc_rank[doc_order] = np.arange(len(docnos))
-    order = np.lexsort((-doc_rank, -scores.astype(np.float64), topic_ids))
+    key = -scores.astype(np.float64)
+    order = np.lexsort((key, topic_ids))
+    t_o, k_o = topic_ids[order], key[order]
+    tied = (t_o[1:] == t_o[:-1]) & (k_o[1:] == k_o[:-1])
+    if tied.any():  # equal scores: docno descending (strcmp), sorting only the tied rows
+        in_tie = np.zeros(n, bool)
+        in_tie[1:] |= tied
+        in_tie[:-1] |= tied
+        rows = np.flatnonzero(in_tie)
+        segment = np.cumsum(~np.concatenate([[False], tied])[rows])
+        names = np.array([run.docnos[i] for i in order[rows].tolist()])
+        name_rank = np.empty(len(rows), np.int64)
+        name_rank[np.argsort(names, kind="stable")] = np.arange(len(rows))
+        order[rows] = order[rows][np.lexsort((-name_rank, segment))]
     topic_sorted = topic_ids[order]
+    grades = grades[order]
     starts = np.searchsorted(topic_sorted, np.arange(len(run_topics) + 1))
     counts = np.diff(starts)
     position = np.arange(len(order)) - starts[topic_sorted]
-    _check_duplicates(run, qids, docnos, doc_order)
-
-    qrels_index = qrels.index()
-    kept = [i for i, t in enumerate(run_topics.tolist()) if t in qrels_index]
-    keys = list(zip(qids[order].tolist(), docnos[order].tolist()))
-    grades = np.array([qrels.lookup.get(k, RELVALUE_NONPOOL) for k in keys], dtype=np.int64)
     if max_docs is not None:
         take = position < max_docs
-        order, topic_sorted, position, grades = order[take], topic_sorted[take], position[take], grades[take]
+        topic_sorted, position, grades = topic_sorted[take], position[take], grades[take]
         counts = np.minimum(counts, max_docs)
     if judged_only:  # drop unjudged documents, keeping the order (form_res_rels.c, comp_rank_judged)
         take = grades >= 0
@@ -243,7 +312,6 @@ def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None
         position = np.arange(len(topic_sorted)) - first[topic_sorted]
 
     topics = [run_topics[i] for i in kept]
-    rows = [qrels_index[t] for t in topics]
     bogus = [False] * len(topics)
     if complete:
         have = set(topics)
@@ -252,7 +320,7 @@ def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None
             merged = sorted([(t, False) for t in topics] + [(t, True) for t in missing])
             topics = [t for t, _ in merged]
             bogus = [b for _, b in merged]
-            rows = [qrels_index[t] for t in topics]
+    rows = [qrels_index[t] for t in topics]
     n_topics = len(topics)
     width = int(counts[kept].max()) if kept else 0
     width = max(width, 1 if any(bogus) else 0) + 1
@@ -270,35 +338,9 @@ def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None
     rel[bogus, 0] = RELVALUE_NONPOOL  # "ceci_nest_pas_un_docno", score 1.0
     num_ret[bogus] = 1
     levels = qrels.levels[rows] if rows else np.zeros((0, qrels.levels.shape[1]), np.int64)
-    num_rel = levels[:, max(relevance_level, 0):].sum(axis=1) if relevance_level >= 0 else levels.sum(axis=1)
+    num_rel = levels[:, max(relevance_level, 0):].sum(axis=1)
     return Judged(
         topics=[t.decode(errors="replace") for t in topics], qrels_rows=np.array(rows, np.int64), rel=rel,
         num_ret=num_ret, num_rel=num_rel, levels=levels,
         num_nonpool=(rel == RELVALUE_NONPOOL).sum(axis=1), num_unjudged=(rel == RELVALUE_UNJUDGED).sum(axis=1),
         bogus=bogus, relevance_level=relevance_level)
-
-
-def _check_duplicates(run: RunFile, qids: np.ndarray, docnos: np.ndarray, doc_order: np.ndarray) -> None:
-    """A document listed twice for one topic: trec_eval exits ("duplicate docs"); the kit names both lines."""
-    d = docnos[doc_order]
-    q = qids[doc_order]
-    same = (d[1:] == d[:-1])
-    if not same.any():
-        return
-    pair = same & (q[1:] == q[:-1])
-    if not pair.any():
-        # equal docnos in different topics are fine, but the sort may have separated equal (topic, docno) pairs
-        key = np.lexsort((q, d))
-        dd, qq = d[key], q[key]
-        pair2 = (dd[1:] == dd[:-1]) & (qq[1:] == qq[:-1])
-        if not pair2.any():
-            return
-        k = int(np.flatnonzero(pair2)[0])
-        rows = sorted((int(doc_order[key[k]]), int(doc_order[key[k + 1]])))
-    else:
-        k = int(np.flatnonzero(pair)[0])
-        rows = sorted((int(doc_order[k]), int(doc_order[k + 1])))
-    first, second = (int(run.numbers[r]) for r in rows)
-    raise TrecFormatError(run.name, second, f"document {docnos[rows[1]].decode(errors='replace')} listed twice "
-                                            f"for topic {qids[rows[1]].decode(errors='replace')} (first on line "
-                                            f"{first}); trec_eval stops with 'duplicate docs'")
