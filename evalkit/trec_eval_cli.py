@@ -14,6 +14,7 @@ z-score options are refused by name.
 
 from __future__ import annotations
 
+import gc
 import sys
 
 from .errors import TrecFormatError
@@ -52,13 +53,20 @@ def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10
                             num_docs_in_coll=num_docs_in_coll, n_qrels_topics=len(qrels.topics),
                             qrels_positive_total=qrels.positive_total, full_precision=full_precision)
     blocks = []
-    for path in run_paths:
-        run = read_run(path)
-        judged = rank(run, qrels, ties=ties, max_docs=max_docs, judged_only=judged_only,
-                      relevance_level=relevance_level, complete=complete and version == "10.0")
-        if len(judged.topics) == 0:
-            raise NoTopics(run.name)
-        blocks.append("\n".join(format_run(judged, selection, run.runid, options)) + "\n")
+    collecting = gc.isenabled()
+    gc.disable()  # millions of short-lived tokens, no cycles: the cyclic collector would only rescan them
+    try:
+        for path in run_paths:
+            run = read_run(path)
+            judged = rank(run, qrels, ties=ties, max_docs=max_docs, judged_only=judged_only,
+                          relevance_level=relevance_level, complete=complete and version == "10.0")
+            if len(judged.topics) == 0:
+                raise NoTopics(run.name)
+            blocks.append("\n".join(format_run(judged, selection, run.runid, options)) + "\n")
+            del run, judged
+    finally:
+        if collecting:
+            gc.enable()
     return "".join(blocks)
 
 
