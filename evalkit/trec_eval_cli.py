@@ -40,8 +40,11 @@ def _check_parameters(selection) -> None:
 
 def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10.0", ties=None,
                    per_topic=False, summary=True, complete=False, relevance_level=1, max_docs=None,
-                   judged_only=False, num_docs_in_coll=0, full_precision=False) -> str:
-    """The text trec_eval prints for each run against the qrels, concatenated (raises on bad input)."""
+                   judged_only=False, num_docs_in_coll=0, full_precision=False, reader="auto") -> str:
+    """The text trec_eval prints for each run against the qrels, concatenated (raises on bad input).
+
+    ``reader``: ``"bytes"`` (numpy and bytes.split; no pyarrow import), ``"arrow"`` (pyarrow's CSV reader and a
+    hash join, regular files only, others fall back to bytes) or ``"auto"`` (arrow from 4 runs on)."""
     from .trec_eval_output import OutputOptions, format_run
     from .trec_eval_rankings import rank, read_qrels, read_run
 
@@ -56,8 +59,14 @@ def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10
     collecting = gc.isenabled()
     gc.disable()  # millions of short-lived tokens, no cycles: the cyclic collector would only rescan them
     try:
+        arrow_read = None
+        if reader == "arrow" or (reader == "auto" and len(run_paths) >= 4):  # pyarrow's import pays off
+            try:
+                from .trec_eval_arrow import read_run as arrow_read
+            except ImportError:
+                arrow_read = None
         for path in run_paths:
-            run = read_run(path)
+            run = (arrow_read(path) if arrow_read is not None and str(path) != "-" else None) or read_run(path)
             judged = rank(run, qrels, ties=ties, max_docs=max_docs, judged_only=judged_only,
                           relevance_level=relevance_level, complete=complete and version == "10.0")
             if len(judged.topics) == 0:

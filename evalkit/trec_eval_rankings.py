@@ -248,15 +248,9 @@ class Judged:
     relevance_level: int
 
 
-def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None = None,
-         judged_only: bool = False, relevance_level: int = 1, complete: bool = False) -> Judged:
-    """Rank ``run`` as trec_eval does and look up each document's judgment.
-
-    The topics kept are those in both the run and the qrels, in ``strcmp`` order. With ``complete`` (``-c``,
-    trec_eval 10.0's way), qrels topics the run lacks are added on trec_eval's one-document placeholder ranking
-    (``bogus=True``); the caller zeroes what trec_eval zeroes."""
-    if ties not in TIE_MODES:
-        raise ValueError(f"ties must be one of {TIE_MODES}, not {ties!r}")
+def _lookup(run: RunFile, qrels: Qrels) -> tuple[list, np.ndarray, np.ndarray, list]:
+    """(run topics in strcmp order, each row's topic index, each row's grade or code, indices of the run topics
+    that have judgments); a document twice in one topic is an error naming both lines."""
     run_topics, topic_ids = _topic_ids(run.qids)
     n = len(topic_ids)
     by_topic = np.argsort(topic_ids, kind="stable")  # the rows of each topic together, file order inside
@@ -279,7 +273,21 @@ def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None
         grade_by_topic[a:b] = [table.get(d, RELVALUE_NONPOOL) for d in block]
     grades = np.empty(n, np.int64)
     grades[by_topic] = grade_by_topic
+    return run_topics, topic_ids, grades, kept
 
+
+def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None = None,
+         judged_only: bool = False, relevance_level: int = 1, complete: bool = False) -> Judged:
+    """Rank ``run`` as trec_eval does and look up each document's judgment.
+
+    The topics kept are those in both the run and the qrels, in ``strcmp`` order. With ``complete`` (``-c``,
+    trec_eval 10.0's way), qrels topics the run lacks are added on trec_eval's one-document placeholder ranking
+    (``bogus=True``); the caller zeroes what trec_eval zeroes."""
+    if ties not in TIE_MODES:
+        raise ValueError(f"ties must be one of {TIE_MODES}, not {ties!r}")
+    run_topics, topic_ids, grades, kept = run.lookup(qrels) if hasattr(run, "lookup") else _lookup(run, qrels)
+    n = len(topic_ids)
+    qrels_index = qrels.index()
     scores = run.scores.astype(np.float32) if ties == "float32" else run.scores
     key = -scores.astype(np.float64)
     order = np.lexsort((key, topic_ids))
@@ -291,7 +299,8 @@ def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None
         in_tie[:-1] |= tied
         rows = np.flatnonzero(in_tie)
         segment = np.cumsum(~np.concatenate([[False], tied])[rows])
-        names = np.array([run.docnos[i] for i in order[rows].tolist()])
+        names = np.array(run.docnos_at(order[rows]) if hasattr(run, "docnos_at")
+                         else [run.docnos[i] for i in order[rows].tolist()])
         name_rank = np.empty(len(rows), np.int64)
         name_rank[np.argsort(names, kind="stable")] = np.arange(len(rows))
         order[rows] = order[rows][np.lexsort((-name_rank, segment))]
