@@ -172,14 +172,18 @@ def read_qrels(path: os.PathLike | str) -> Qrels:
     name, data = read_input(path)
     (qids, _, docnos, rel_text), numbers = _fields(name, data, 4, True, "a qrels line", (0, 2, 3))
     try:
-        grades = np.array([int(r) for r in rel_text], np.int64)
+        grades = np.array(rel_text).astype(np.int64)
     except (ValueError, OverflowError):
         _bad_number(name, rel_text, numbers, int, "relevance")
     topics, topic_ids = _topic_ids(qids)
     stored = np.where(grades >= 0, grades, RELVALUE_UNJUDGED).tolist()
-    judged: list[dict] = [{} for _ in topics]
-    for t, d, g in zip(topic_ids.tolist(), docnos, stored):
-        judged[t][d] = g
+    by_topic = np.argsort(topic_ids, kind="stable")
+    if not (by_topic == np.arange(len(by_topic))).all():  # topics interleaved: group the rows first
+        rows = by_topic.tolist()
+        docnos, stored = [docnos[i] for i in rows], [stored[i] for i in rows]
+        topic_ids, numbers, grades = topic_ids[by_topic], numbers[by_topic], grades[by_topic]
+    bounds = np.searchsorted(topic_ids, np.arange(len(topics) + 1)).tolist()
+    judged = [dict(zip(docnos[a:b], stored[a:b])) for a, b in zip(bounds[:-1], bounds[1:])]
     if sum(len(j) for j in judged) != len(docnos):
         seen: dict = {}
         for row, (t, d) in enumerate(zip(topic_ids.tolist(), docnos)):
