@@ -123,7 +123,7 @@ def test_minimal_tie_case_both_versions(tmp_path, scratch):
 def test_string_topics_missing_topics_and_several_runs(tmp_path, scratch):
     """String topic ids in strcmp order, topics missing on either side (-c), two runs in one process."""
     qrels = tmp_path / "qrels"
-    qrels.write_text("b10 0 d1 1\nb10 0 d2 0\nb9 0 d3 2\nb9 0 d1 0\nA 0 d4 1\nzz 0 d9 1\n")
+    qrels.write_text("b10 0 d1 1\nb9 0 d3 2\nb10 0 d2 0\nzz 0 d9 1\nb9 0 d1 0\nA 0 d4 1\n")  # interleaved
     run_a = tmp_path / "a"
     run_a.write_text("b9 Q0 d1 1 3 ra\nb9 Q0 d3 2 2 ra\nb10 Q0 d2 1 5 ra\nb10 Q0 d1 2 5 ra\nA Q0 d7 1 1 ra\n"
                      "x Q0 d1 1 1 ra\nzz Q0 d9 1 1 ra\n")
