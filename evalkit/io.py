@@ -31,7 +31,8 @@ stratum         a decimal integer in 0..2147483647.
 
 Where trec_eval 9.0.8 and 10.0 differ (the kit follows 10.0): 9.0.8 has no comment lines (a ``#`` line is data, or
 "malformed"); 10.0 reads ``-`` as standard input for the results file; 10.0 orders tied scores in double
-precision (see :func:`trec_eval_order`). Where the kit differs from both: blank lines in qrels are skipped
+precision, 9.0.8 in single precision (see :func:`trec_eval_order`: ``ties="float64"``, the default, or
+``"float32"``). Where the kit differs from both: blank lines in qrels are skipped
 (trec_eval calls them malformed); a qrels comment may be indented and may follow another comment (10.0 takes only
 an unindented ``#`` line, and reads the second of two consecutive comment lines as data); NUL bytes, a carriage
 return inside a line (trec_eval reads it as a blank) and text that is not UTF-8 are refused.

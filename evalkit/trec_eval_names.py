@@ -246,9 +246,3 @@ def cutoff_label(measure: TrecMeasure, value) -> str:
         return f"{measure.name}_{value}"
     return f"{measure.name}_{value:3.2f}"
 
-
-def printed_name(measure: TrecMeasure, params: str | None) -> str:
-    """The printed name of a one-value measure: its name, ``_PARAMS`` appended when parameters were given."""
-    if params is not None and measure.kind in (P_DOUBLE, P_PAIR):
-        return f"{measure.name}_{params}"
-    return measure.name
