@@ -118,6 +118,13 @@ def test_minimal_tie_case_both_versions(tmp_path, scratch):
     assert frame[frame.topic == "all"].value.tolist() == [0.5]  # the API's default is trec_eval 10.0's
     frame = evalkit.evaluate(str(qrels), [str(results)], ["AP"], ties="float32")
     assert frame[frame.topic == "all"].value.tolist() == [1.0]
+    from evalkit.collection import Collection
+    from evalkit.io import read_qrels, read_run
+
+    built = Collection.from_runs([read_run(results)], read_qrels(qrels), ties="float32")
+    assert evalkit.evaluate(None, built, ["AP"]).value.tolist() == [1.0, 1.0]  # the collection's own order
+    with pytest.raises(ValueError, match="built with ties='float32'"):
+        evalkit.evaluate(None, built, ["AP"], ties="float64")
 
 
 def test_string_topics_missing_topics_and_several_runs(tmp_path, scratch):
