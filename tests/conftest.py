@@ -60,4 +60,3 @@ def trec8():
     from evalkit.datasets import load_directory
 
     return load_directory(TREC8, name="trec8")
-
