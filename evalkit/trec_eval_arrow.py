@@ -48,6 +48,11 @@ class ArrowRun:
         return self.docno.take(pa.array(rows)).to_pylist()  # str: code point order is UTF-8 byte order
 
 
+def prepare(qrels: Qrels) -> None:
+    """Build the qrels' join keys once, before runs are read in parallel threads."""
+    _qrels_keys(qrels)
+
+
 def _qrels_keys(qrels: Qrels) -> tuple[pa.Array, np.ndarray]:
     cached = getattr(qrels, "_arrow_keys", None)
     if cached is None:

@@ -15,6 +15,7 @@ z-score options are refused by name.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 
 from .errors import TrecFormatError
@@ -55,24 +56,34 @@ def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10
     options = OutputOptions(per_topic=per_topic, summary=summary, complete=complete,
                             num_docs_in_coll=num_docs_in_coll, n_qrels_topics=len(qrels.topics),
                             qrels_positive_total=qrels.positive_total, full_precision=full_precision)
-    blocks = []
+    arrow_read = None
+    if reader == "arrow" or (reader == "auto" and len(run_paths) >= 4):  # pyarrow's import pays off
+        try:
+            from .trec_eval_arrow import prepare as arrow_prepare, read_run as arrow_read
+
+            arrow_prepare(qrels)
+        except ImportError:
+            arrow_read = None
+
+    def block(path) -> str:
+        run = (arrow_read(path) if arrow_read is not None and str(path) != "-" else None) or read_run(path)
+        judged = rank(run, qrels, ties=ties, max_docs=max_docs, judged_only=judged_only,
+                      relevance_level=relevance_level, complete=complete and version == "10.0")
+        if len(judged.topics) == 0:
+            raise NoTopics(run.name)
+        return "\n".join(format_run(judged, selection, run.runid, options)) + "\n"
+
     collecting = gc.isenabled()
     gc.disable()  # millions of short-lived tokens, no cycles: the cyclic collector would only rescan them
     try:
-        arrow_read = None
-        if reader == "arrow" or (reader == "auto" and len(run_paths) >= 4):  # pyarrow's import pays off
-            try:
-                from .trec_eval_arrow import read_run as arrow_read
-            except ImportError:
-                arrow_read = None
-        for path in run_paths:
-            run = (arrow_read(path) if arrow_read is not None and str(path) != "-" else None) or read_run(path)
-            judged = rank(run, qrels, ties=ties, max_docs=max_docs, judged_only=judged_only,
-                          relevance_level=relevance_level, complete=complete and version == "10.0")
-            if len(judged.topics) == 0:
-                raise NoTopics(run.name)
-            blocks.append("\n".join(format_run(judged, selection, run.runid, options)) + "\n")
-            del run, judged
+        workers = min(4, os.cpu_count() or 1) if arrow_read is not None else 1
+        if workers > 1:  # pyarrow and numpy release the GIL: runs overlap; the text keeps the runs' order
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(workers) as pool:
+                blocks = list(pool.map(block, run_paths))
+        else:
+            blocks = [block(path) for path in run_paths]
     finally:
         if collecting:
             gc.enable()

@@ -12,6 +12,7 @@ unjudged and unpooled documents, ``PAD`` past the end). Output: a float64 array 
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
@@ -20,12 +21,15 @@ from .trec_eval_rankings import PAD, RELVALUE_NONPOOL, RELVALUE_UNJUDGED, Judged
 MIN_GEO_MEAN = 0.00001  # trec_eval.h
 INFAP_EPSILON = 0.00001  # trec_eval.h
 _LOG2 = [0.0, 0.0]  # _LOG2[n] = C log2(n) for integers n >= 2 (grown on demand)
+_LOG2_LOCK = threading.Lock()  # runs may be scored in threads (trec_eval_cli)
 
 
 def log2_table(n: int) -> np.ndarray:
     """C ``log2(k)`` for k = 0..n (entries 0 and 1 unused by callers but defined: -inf, 0)."""
-    while len(_LOG2) <= n:
-        _LOG2.append(math.log2(len(_LOG2)))
+    if len(_LOG2) <= n:
+        with _LOG2_LOCK:
+            while len(_LOG2) <= n:
+                _LOG2.append(math.log2(len(_LOG2)))
     out = np.array(_LOG2[: n + 1])
     out[0] = -np.inf
     return out
