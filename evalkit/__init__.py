@@ -12,11 +12,17 @@ Start here:
 >>> evalkit.evaluate(None, collection, ["AP", "P@10", "nDCG@100"])
 """
 
-from .collection import Collection, JudgedSet
-from .datasets import load_dataset
-from .evaluation import evaluate, score_matrix
-from .io import Qrels, Run, TrecFormatError, read_qrels, read_run, write_qrels, write_run
-from .measures import describe_measures, parse_measure
+from ._lazy import lazy_attributes
+
+# Each name is imported from its module on first use: ``import evalkit`` (and the trec_eval command line, which
+# lives in evalkit.trec_eval_cli) does not pay for pandas, pyarrow, scipy or matplotlib.
+_WHERE = {
+    "Collection": "collection", "JudgedSet": "collection", "load_dataset": "datasets", "evaluate": "evaluation",
+    "score_matrix": "evaluation", "Qrels": "io", "Run": "io", "TrecFormatError": "errors", "read_qrels": "io",
+    "read_run": "io", "write_qrels": "io", "write_run": "io", "describe_measures": "measures",
+    "parse_measure": "measures",
+}
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
 
 __version__ = "0.1.0"
 

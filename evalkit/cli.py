@@ -1,8 +1,12 @@
 """The ``evalkit`` command line.
 
-``evalkit eval QRELS RUN [RUN ...] [-m MEASURE ...] [-q]``
-    trec_eval's three columns (measure, topic or ``all``, value) for each run; ``-q`` adds per-topic lines.
-    Sampled (5-column) qrels enable ``infAP``, ``infNDCG@k``, ``infP@k`` and ``infR`` (sample_eval.pl's measures).
+``evalkit eval QRELS RUN [RUN ...] [-m MEASURE ...] [-q] [--format kit|trec_eval]``
+    ``--format trec_eval`` (the default when every ``-m`` is a trec_eval name: ``map``, ``P.10``, ``P_10``,
+    ``official``, ``all_trec``, ...) prints exactly what trec_eval prints, one block per run, and takes
+    trec_eval's options (``-c -J -M N -l N -n -N N``, ``--ties``, ``--trec-eval-version``): see
+    :mod:`evalkit.trec_eval_cli`. The kit's own format (kit names in ir_measures notation: ``AP``, ``P@10``,
+    ``nDCG@100``) prints trec_eval's three columns (measure, topic or ``all``, value); ``-q`` adds per-topic lines.
+    Sampled (5-column) qrels enable ``infAP`` (sample_eval.pl's xinfAP), ``infNDCG@k``, ``infP@k`` and ``infR``.
 ``evalkit measures``
     the measure names the kit knows, with their sources.
 ``evalkit notebooks run [--dataset D] [--fast] [-p NAME VALUE ...] [--params "NAME=VALUE ..."] [--out DIR] [NOTEBOOK ...]``
@@ -19,15 +23,55 @@ import signal
 import sys
 import threading
 
-from .io import TrecFormatError
+from .errors import TrecFormatError
 
 DEFAULT_CLI_MEASURES = ["AP", "P@10", "Rprec", "nDCG", "Bpref"]
+
+
+def _wants_trec_eval_format(argv: list[str]) -> bool:
+    """``evalkit eval`` prints trec_eval's format when asked (``--format trec_eval``), or by default when every
+    ``-m`` names a trec_eval measure or family and the qrels are not 5-column sampled qrels (whose ``infAP`` is
+    sample_eval.pl's xinfAP, a kit measure)."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--format", choices=("kit", "trec_eval"), default=None)
+    pre.add_argument("-m", "--measure", action="append", default=[])
+    known, rest = pre.parse_known_args(argv)
+    if known.format is not None:
+        return known.format == "trec_eval"
+    if not known.measure:
+        return False
+    from .trec_eval_names import is_trec_eval_name
+
+    if not all(is_trec_eval_name(m) for m in known.measure):
+        return False
+    files = [a for a in rest if not a.startswith("-") or a == "-"]
+    return not (files and _sampled_qrels(files[0]))
+
+
+def _sampled_qrels(path: str) -> bool:
+    """Whether the first content line of a qrels file has 5 fields (sampled qrels); False if it cannot be read."""
+    if path == "-":
+        return False
+    try:
+        import gzip
+
+        with open(path, "rb") as handle:
+            head = handle.read(1 << 16)
+        if head[:2] == b"\x1f\x8b":
+            with gzip.open(path, "rb") as handle:
+                head = handle.read(1 << 16)
+    except OSError:
+        return False
+    for line in head.split(b"\n"):
+        if line.strip() and not line.startswith(b"#"):
+            return len(line.split()) == 5
+    return False
 
 
 def _eval(args: argparse.Namespace) -> int:
     from .evaluation import evaluate
 
-    frame = evaluate(args.qrels, args.runs, args.measure or DEFAULT_CLI_MEASURES, per_topic=args.q)
+    frame = evaluate(args.qrels, args.runs, args.measure or DEFAULT_CLI_MEASURES, per_topic=args.q, ties=args.ties)
     out = sys.stdout
     for row in frame.itertuples(index=False):
         if args.run_column:
@@ -79,6 +123,12 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-m", "--measure", action="append", help="measure name, e.g. AP, P@10, nDCG@100, RBP(p=0.95)")
     ev.add_argument("-q", action="store_true", help="also print per-topic values")
     ev.add_argument("--run-column", action="store_true", help="prefix each line with the run name")
+    ev.add_argument("--ties", choices=("float64", "float32"), default="float64",
+                    help="score ties as trec_eval 10.0 (float64, default) or 9.x / pytrec_eval (float32) see them")
+    ev.add_argument("--format", choices=("kit", "trec_eval"), default=None,
+                    help="trec_eval: print exactly what trec_eval prints (default when every -m is a trec_eval "
+                         "name such as map, P.10, official, all_trec; takes trec_eval's options -c -J -M -l -n "
+                         "-N and --ties float64|float32, --trec-eval-version 10.0|9.0.8)")
     ev.set_defaults(func=_eval)
 
     ms = commands.add_parser("measures", help="list the measures the kit knows")
@@ -127,6 +177,14 @@ def _raise_terminated(signum, frame):
 def main(argv: list[str] | None = None) -> int:
     """Run a command; errors in the input are one line on stderr (exit 2), never a traceback."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["eval"] and _wants_trec_eval_format(argv[1:]):
+        from .trec_eval_cli import main as trec_eval_main
+
+        rest = [a for a in argv[1:] if not a.startswith("--format")]
+        if "--format" in argv[1:]:  # "--format trec_eval" as two words
+            i = argv[1:].index("--format")
+            rest = argv[1:][:i] + argv[1:][i + 2:]
+        return trec_eval_main(rest, prog="evalkit eval")
     args = build_parser().parse_args(argv)
     args.argv = argv
     handled = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))

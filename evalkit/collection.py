@@ -394,12 +394,15 @@ class Collection:
         name: str = "collection",
         runs_info: pd.DataFrame | None = None,
         depth: int | None = None,
+        ties: str = "float64",
     ) -> "Collection":
         """Build the dense arrays from parsed runs and qrels.
 
         Topics are the qrels' topics (trec_eval evaluates a run only on topics with judgments); run lines for other
         topics are counted and reported in ``runs_info['lines_without_qrels']``, not silently lost. ``depth``
-        (default: the longest ranking) truncates every ranking.
+        (default: the longest ranking) truncates every ranking. ``ties``: how equal scores are told apart, as
+        trec_eval 10.0 does (``"float64"``, the default) or as trec_eval 9.x and pytrec_eval-terrier do
+        (``"float32"``); see :func:`evalkit.io.trec_eval_order`.
         """
         if not runs:
             raise ValueError("a collection needs at least one run")
@@ -424,7 +427,7 @@ class Collection:
             run_doc_ids, row_scores = run_doc_ids[rows], row_scores[rows]
         # trec_eval order inside each (run, topic) group, with topics in the collection's order
         group = run_of_row.astype(np.int64) * len(topics) + topic_of_row
-        order = trec_eval_order(group, row_scores, run_doc_ids)
+        order = trec_eval_order(group, row_scores, run_doc_ids, ties=ties)
         if order is not None:
             group, run_doc_ids, row_scores = group[order], run_doc_ids[order], row_scores[order]
         group_sizes = np.bincount(group, minlength=len(runs) * len(topics))
@@ -459,6 +462,7 @@ class Collection:
             scores=scores,
             qrels=judged,
             runs_info=info,
+            metadata={"ties": ties},
         )
 
 

@@ -33,6 +33,7 @@ from typing import Iterable
 import numpy as np
 
 from .cache import cache_path, load_cached, save_cached
+from .io import check_ties
 from .collection import ABSENT, UNSAMPLED, Collection
 from .io import Run, parse_run, read_qrels, read_runs_table
 from .pool_metadata import COLLECTION_FILES, describe, read_collection_file, read_judged_column, resolve_pool_metadata
@@ -112,9 +113,12 @@ def _find_qrels(directory: Path) -> Path:
 
 
 def load_directory(directory: os.PathLike | str, name: str | None = None, cache: bool = True,
-                   progress: bool = False) -> Collection:
+                   progress: bool = False, ties: str = "float64") -> Collection:
     """Load ``directory`` (``runs/``, one ``qrels*`` file, optional ``runs_table.tsv`` and ``collection.json`` or
-    ``collection.toml``) as a Collection; the judged runs and depth as :mod:`evalkit.pool_metadata` decides."""
+    ``collection.toml``) as a Collection; the judged runs and depth as :mod:`evalkit.pool_metadata` decides.
+    ``ties``: score ties as trec_eval 10.0 (``"float64"``, default) or 9.x / pytrec_eval (``"float32"``) see
+    them (:func:`evalkit.io.trec_eval_order`); part of the cache key."""
+    check_ties(ties)
     directory = Path(directory).expanduser()
     if not directory.is_dir():
         raise DatasetNotFound(f"{directory}: no such directory")
@@ -130,7 +134,8 @@ def load_directory(directory: os.PathLike | str, name: str | None = None, cache:
     shown = name or given.name or directory.name  # an explicit name, else collection.json's, else the folder's
     name = name or directory.name
     if cache:
-        where = cache_path(name, files, directory, {"shown": shown, "pool_metadata": _POOL_METADATA_VERSION})
+        where = cache_path(name, files, directory, {"shown": shown, "pool_metadata": _POOL_METADATA_VERSION,
+                                                    "ties": ties})
         cached = load_cached(where)
         if cached is not None:
             return cached
@@ -141,7 +146,7 @@ def load_directory(directory: os.PathLike | str, name: str | None = None, cache:
     if runs_info is not None and "judged" in runs_info:
         runs_info = runs_info.drop(columns="judged")
         table_judged = read_judged_column(table_file)  # yes/no, strictly, errors naming file and line
-    collection = Collection.from_runs(runs, qrels, name=shown, runs_info=runs_info)
+    collection = Collection.from_runs(runs, qrels, name=shown, runs_info=runs_info, ties=ties)
     judged, metadata = resolve_pool_metadata(collection, given, table_judged, table_file)
     collection.runs_info["judged"] = judged
     collection.metadata.update(metadata)
@@ -150,7 +155,7 @@ def load_directory(directory: os.PathLike | str, name: str | None = None, cache:
     return collection
 
 
-def load_trec8(cache: bool = True) -> Collection:
+def load_trec8(cache: bool = True, ties: str = "float64") -> Collection:
     """TREC-8 ad hoc: 129 runs and the official qrels, from ``$EVALKIT_DATA/trec8`` or ``../shared/data/trec8``."""
     root = data_root()
     directory = root / "trec8" if root is not None else None
@@ -161,12 +166,14 @@ def load_trec8(cache: bool = True) -> Collection:
             "(export EVALKIT_DATA=/path/to/data), or place it at ../shared/data/trec8 beside this checkout. "
             f"Looked in: {directory or '$EVALKIT_DATA (unset) and ../shared/data'}"
         )
-    return load_directory(directory, name="trec8", cache=cache)
+    return load_directory(directory, name="trec8", cache=cache, ties=ties)
 
 
 def load_dataset(name: str = "synthetic", **options) -> Collection:
     """Load a dataset by name: ``synthetic`` (options: n_topics, n_runs, depth, seed, graded), ``trec8``, or a
-    directory path. ``fast=True`` (synthetic only) gives a small collection for tests and quick runs."""
+    directory path. ``fast=True`` (synthetic only) gives a small collection for tests and quick runs.
+    ``ties="float64"`` (default: trec_eval 10.0, which compares scores as doubles) or ``"float32"`` (trec_eval 9.x
+    and pytrec_eval-terrier, which compare them as floats) for collections read from run files."""
     collection = _load(str(name), options)
     print(f"evalkit: {describe(collection.metadata, collection.name)}", file=sys.stderr)
     from .report import use_collection
@@ -179,6 +186,9 @@ def _load(key: str, options: dict) -> Collection:
     if key == "synthetic":
         from .simulate import simulate_collection
 
+        if options.pop("ties", "float64") != "float64":
+            raise ValueError("ties applies to collections read from run files (trec8 or a directory); the "
+                             "synthetic collection is generated already ranked")
         if options.pop("fast", False):
             options = {"n_topics": 20, "n_runs": 40, "depth": 200, **options}
         return simulate_collection(**options)

@@ -186,7 +186,7 @@ def _scores(context: EvaluationContext, measures: Sequence[str], block_cells: in
     return out
 
 
-def _as_collection(qrels, runs) -> tuple[Collection, JudgedSet]:
+def _as_collection(qrels, runs, ties: str = "float64") -> tuple[Collection, JudgedSet]:
     if isinstance(runs, Collection):
         collection = runs
         if qrels is None:
@@ -206,7 +206,7 @@ def _as_collection(qrels, runs) -> tuple[Collection, JudgedSet]:
     loaded = {id(r): r for r in runs if isinstance(r, Run)}
     parsed = iter(read_runs(paths)) if paths else iter(())
     run_list = [loaded[id(r)] if id(r) in loaded else next(parsed) for r in runs]
-    collection = Collection.from_runs(run_list, qrels, name="evaluation")
+    collection = Collection.from_runs(run_list, qrels, name="evaluation", ties=ties)
     return collection, collection.qrels
 
 
@@ -215,6 +215,7 @@ def evaluate(
     runs: Collection | str | os.PathLike | Run | Iterable,
     measures: Sequence[str] = DEFAULT_MEASURES,
     per_topic: bool = True,
+    ties: str | None = None,
 ) -> pd.DataFrame:
     """Score runs with measures named in ir_measures' notation; a long DataFrame ``run, topic, measure, value``.
 
@@ -223,10 +224,20 @@ def evaluate(
     :class:`~evalkit.collection.Collection`. Per-topic rows come first for each run (topics in the collection's
     order), then an ``all`` row with the mean over the topics the run was scored on (trec_eval's default).
     Sampled qrels (5 columns) enable the inferred measures ``infAP``, ``infNDCG@k``, ``infP@k`` and ``infR``.
+
+    ``ties``: how runs read here order equal scores. ``"float64"`` (the default) equals trec_eval 10.0 (scores
+    compared as C doubles); ``"float32"`` equals trec_eval 9.0.8 and pytrec_eval-terrier (C floats: scores
+    equal in single precision tie and are ordered by docno). A :class:`Collection` keeps the order it was built
+    with (``collection.metadata["ties"]``); asking for another is an error, not a silent no-op.
     """
     if isinstance(measures, str):
         measures = [measures]
-    collection, judged = _as_collection(qrels, runs)
+    if isinstance(runs, Collection):
+        built = runs.metadata.get("ties", "float64")
+        if ties is not None and ties != built:
+            raise ValueError(f"this collection was built with ties={built!r}; rebuild it with ties={ties!r} "
+                             "(load_dataset(..., ties=...) or Collection.from_runs(..., ties=...))")
+    collection, judged = _as_collection(qrels, runs, ties or "float64")
     context = EvaluationContext(collection, judged)
     values = np.stack(_scores(context, measures))  # (M, S, T)
     has_judgments = np.bincount(judged.topic, minlength=collection.n_topics) > 0

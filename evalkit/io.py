@@ -31,7 +31,8 @@ stratum         a decimal integer in 0..2147483647.
 
 Where trec_eval 9.0.8 and 10.0 differ (the kit follows 10.0): 9.0.8 has no comment lines (a ``#`` line is data, or
 "malformed"); 10.0 reads ``-`` as standard input for the results file; 10.0 orders tied scores in double
-precision (see :func:`trec_eval_order`). Where the kit differs from both: blank lines in qrels are skipped
+precision, 9.0.8 in single precision (see :func:`trec_eval_order`: ``ties="float64"``, the default, or
+``"float32"``). Where the kit differs from both: blank lines in qrels are skipped
 (trec_eval calls them malformed); a qrels comment may be indented and may follow another comment (10.0 takes only
 an unindented ``#`` line, and reads the second of two consecutive comment lines as data); NUL bytes, a carriage
 return inside a line (trec_eval reads it as a blank) and text that is not UTF-8 are refused.
@@ -65,6 +66,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from .errors import TrecFormatError
+
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: reading files does not need it
     import pandas as pd
 
@@ -76,6 +79,7 @@ __all__ = [
     "parse_run",
     "explain_run_error",
     "trec_eval_order",
+    "TIE_MODES",
     "read_qrels",
     "read_runs_table",
     "write_run",
@@ -84,32 +88,39 @@ __all__ = [
 ]
 
 
-class TrecFormatError(ValueError):
-    """A TREC run or qrels file that cannot be read: ``file:line: problem``."""
-
-    def __init__(self, path: os.PathLike | str, line: int | None, problem: str):
-        self.path = str(path)
-        self.line = line
-        self.problem = problem
-        where = f"{self.path}:{line}" if line is not None else self.path
-        super().__init__(f"{where}: {problem}")
+TIE_MODES = ("float64", "float32")
 
 
-def trec_eval_order(group: np.ndarray, scores: np.ndarray, docno_ranks: np.ndarray) -> np.ndarray | None:
+def check_ties(ties: str) -> str:
+    """``ties`` checked: ``"float64"`` (trec_eval 10.0, the default) or ``"float32"`` (trec_eval 9.x and
+    pytrec_eval-terrier)."""
+    if ties not in TIE_MODES:
+        raise ValueError(f"ties must be 'float64' (trec_eval 10.0, the default) or 'float32' (trec_eval 9.x and "
+                         f"pytrec_eval), not {ties!r}")
+    return ties
+
+
+def trec_eval_order(group: np.ndarray, scores: np.ndarray, docno_ranks: np.ndarray,
+                    ties: str = "float64") -> np.ndarray | None:
     """The permutation putting rows in trec_eval order (group ascending, score descending, docno descending), or
     None when they already are. ``group`` numbers the (run, topic) blocks; ``docno_ranks`` must order like the
     docno strings (e.g. ids into a sorted vocabulary).
 
-    Scores are compared as trec_eval compares them: trec_eval keeps a run's scores in a C ``float`` (single
-    precision, ``TEXT_RESULTS.sim``), so scores that differ only beyond float32 precision tie and are then ordered
-    by docno. The comparison here is on ``scores.astype(float32)`` for that reason.
+    Scores are compared as trec_eval compares them, which depends on its version (``ties``):
+
+    * ``"float64"`` (default): trec_eval 10.0 keeps a run's scores in a C ``double`` (``TEXT_RESULTS.sim``);
+    * ``"float32"``: trec_eval 9.x keeps them in a C ``float``, and so does pytrec_eval-terrier (built on 9.x):
+      scores that differ only beyond single precision tie and are then ordered by docno. The comparison is on
+      ``scores.astype(float32)``. Issue 12's minimal case: scores 1.00000001 and 1.0 order by score in 10.0
+      (AP 0.5) and tie in 9.0.8 (docno b before a: AP 1.0).
 
     Run files are nearly sorted already, so the work is done where it is needed: a stable sort on the block number
     if blocks are interleaved; a full sort of the few blocks with score inversions; and, for the many runs of tied
     scores, a sort of just the tied rows by docno descending.
     """
     n = len(group)
-    scores = np.asarray(scores).astype(np.float32)  # a copy: safe to reorder in place below
+    # a copy either way: safe to reorder in place below
+    scores = np.array(scores, dtype=np.float32 if check_ties(ties) == "float32" else np.float64)
     docno_ranks = np.array(docno_ranks, copy=True)
     order = None
     if n > 1 and (group[1:] < group[:-1]).any():
@@ -157,15 +168,16 @@ class Run:
     def topics(self) -> np.ndarray:
         return np.unique(np.asarray(self.topic, dtype=object))
 
-    def in_trec_eval_order(self) -> "Run":
-        if self.ordered:
+    def in_trec_eval_order(self, ties: str = "float64") -> "Run":
+        """The run sorted as trec_eval sorts it (``ties``: see :func:`trec_eval_order`)."""
+        if self.ordered and check_ties(ties) == "float64":
             return self
         topic = pa.array(np.asarray(self.topic, dtype=object), pa.string()) if not isinstance(self.topic, pa.Array) else self.topic
         docno = pa.array(np.asarray(self.docno, dtype=object), pa.string()) if not isinstance(self.docno, pa.Array) else self.docno
         t, d = topic.dictionary_encode(), docno.dictionary_encode()
         t_rank = _dictionary_ranks(t.dictionary)[t.indices.to_numpy()]
         d_rank = _dictionary_ranks(d.dictionary)[d.indices.to_numpy()]
-        order = trec_eval_order(t_rank, self.score, d_rank)
+        order = trec_eval_order(t_rank, self.score, d_rank, ties=ties)
         if order is None:
             return Run(self.name, topic, docno, self.score, True, self.source)
         taker = pa.array(order)
@@ -572,7 +584,7 @@ def explain_run_error(path: os.PathLike | str) -> None:
     parse_run(path, check_duplicates=True)
 
 
-def read_run(path: os.PathLike | str, name: str | None = None) -> Run:
+def read_run(path: os.PathLike | str, name: str | None = None, ties: str = "float64") -> Run:
     """Read one TREC run file (plain or .gz; ``-`` for standard input) into a :class:`Run` in trec_eval order.
 
     Lines are read as trec_eval 10.0 reads them: ``topic Q0 docno rank score tag``, separated by any blanks;
@@ -583,9 +595,9 @@ def read_run(path: os.PathLike | str, name: str | None = None) -> Run:
 
     Raises :class:`TrecFormatError` naming the file, the line and the problem on fewer than 6 fields, a score
     that is not a finite decimal number, a docno repeated in a topic, text that is not UTF-8, NUL bytes, empty
-    files and unreadable gzip data.
+    files and unreadable gzip data. ``ties``: see :func:`trec_eval_order` (trec_eval 10.0's by default).
     """
-    return parse_run(path, name).in_trec_eval_order()
+    return parse_run(path, name).in_trec_eval_order(ties)
 
 
 def write_run(run: Run, path: os.PathLike | str) -> Path:

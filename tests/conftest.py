@@ -44,6 +44,16 @@ def random_collection(seed: int = 0, n_runs: int = 6, n_topics: int = 7, depth: 
 
 
 @pytest.fixture(scope="session")
+def trec8_float32():
+    """TREC-8 with trec_eval 9.x's score ties (C floats), which pytrec_eval-terrier, the fast oracle, shares."""
+    if not TREC8.is_dir():
+        pytest.skip("TREC-8 data not found (set EVALKIT_DATA or place it at ../shared/data/trec8)")
+    from evalkit.datasets import load_directory
+
+    return load_directory(TREC8, name="trec8", ties="float32")
+
+
+@pytest.fixture(scope="session")
 def trec8():
     if not TREC8.is_dir():
         pytest.skip("TREC-8 data not found (set EVALKIT_DATA or place it at ../shared/data/trec8)")

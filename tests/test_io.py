@@ -43,13 +43,23 @@ def test_run_any_whitespace_and_blank_lines(tmp_path):
     assert list(run.to_frame().docno) == ["docB", "docA"]
 
 
-def test_float32_ties_as_trec_eval(tmp_path):
-    # trec_eval stores scores as C floats: these two differ only beyond single precision, so they tie and the
-    # larger docno comes first
+def test_float32_ties_as_trec_eval_9(tmp_path):
+    # trec_eval 9.x (and pytrec_eval) store scores as C floats: these two differ only beyond single precision, so
+    # they tie and the larger docno comes first
+    text = "1 Q0 a 1 1.00000001 t\n1 Q0 b 2 1.00000002 t\n"
+    assert list(read_run(_write(tmp_path, "r", text), ties="float32").to_frame().docno) == ["b", "a"]
+    text = "1 Q0 b 1 1.00000001 t\n1 Q0 a 2 1.00000002 t\n"
+    assert list(read_run(_write(tmp_path, "r2", text), ties="float32").to_frame().docno) == ["b", "a"]
+
+
+def test_float64_ties_as_trec_eval_10_by_default(tmp_path):
+    # trec_eval 10.0 stores them as C doubles: the higher score comes first whatever the docnos
     text = "1 Q0 a 1 1.00000001 t\n1 Q0 b 2 1.00000002 t\n"
     assert list(read_run(_write(tmp_path, "r", text)).to_frame().docno) == ["b", "a"]
     text = "1 Q0 b 1 1.00000001 t\n1 Q0 a 2 1.00000002 t\n"
-    assert list(read_run(_write(tmp_path, "r2", text)).to_frame().docno) == ["b", "a"]
+    assert list(read_run(_write(tmp_path, "r2", text)).to_frame().docno) == ["a", "b"]
+    with pytest.raises(ValueError, match="ties must be"):
+        read_run(_write(tmp_path, "r3", text), ties="double")
 
 
 @pytest.mark.parametrize(
@@ -182,9 +192,10 @@ def test_fast_parser_scores_equal_strtod_on_trec8():
             np.testing.assert_array_equal(score, np.array([r[2] for r in expected]))
 
 
-def test_trec_eval_order_equals_a_full_sort():
+@pytest.mark.parametrize("ties", ["float64", "float32"])
+def test_trec_eval_order_equals_a_full_sort(ties):
     """The incremental ordering (stable block sort, whole-block re-sort, tie runs) equals one lexsort on
-    (block, -float32 score, -docno) for interleaved blocks, inversions and ties."""
+    (block, -score in the tie mode's precision, -docno) for interleaved blocks, inversions and ties."""
     from evalkit.io import trec_eval_order
 
     rng = np.random.default_rng(0)
@@ -193,8 +204,8 @@ def test_trec_eval_order_equals_a_full_sort():
         group = np.sort(rng.integers(0, 5, n)) if trial % 2 else rng.integers(0, 5, n)
         scores = rng.integers(0, 6, n).astype(float) + (rng.random(n) * 1e-9 if trial % 3 == 0 else 0)
         docno = rng.permutation(n)
-        expected = np.lexsort((-docno, -scores.astype(np.float32), group))
-        got = trec_eval_order(group, scores, docno)
+        expected = np.lexsort((-docno, -scores.astype(ties), group))
+        got = trec_eval_order(group, scores, docno, ties=ties)
         np.testing.assert_array_equal(np.arange(n) if got is None else got, expected)
 
 

@@ -103,7 +103,10 @@ def trec_eval_agreement(collection: Collection, measures=tuple(TREC_EVAL_MEASURE
     """The kit's ``measures`` against trec_eval (pytrec_eval-terrier) on this collection, now.
 
     Up to ``max_runs`` runs (evenly spaced over the collection's runs, no randomness) x every topic; trec_eval
-    scores the (run, topic) pairs where the run retrieved something. Returns ``checked`` (False, with a
+    scores the (run, topic) pairs where the run retrieved something. pytrec_eval embeds trec_eval 9.x, which
+    compares scores in single precision; where a ranking has scores equal only in single precision (six TREC-8
+    runs), the kit's order (trec_eval 10.0's, the default) is given to it as rank scores, so the measures are
+    compared on the same ranking. Returns ``checked`` (False, with a
     ``reason``, when pytrec_eval is not importable), ``runs`` (checked), ``n_runs``, ``topics``, ``pairs`` (scores
     compared), ``measures``, ``max_abs_diff`` and ``worst`` (the measure with the largest difference), and the
     pytrec_eval ``version``.
@@ -131,8 +134,14 @@ def trec_eval_agreement(collection: Collection, measures=tuple(TREC_EVAL_MEASURE
             docs = collection.docs[s, t]
             n = int((docs >= 0).sum())
             if n:
+                scores = collection.scores[s, t, :n]
+                single = scores.astype(np.float32)
+                if ((single[1:] == single[:-1]) & (scores[1:] != scores[:-1])).any():
+                    # scores tied in single precision only: pytrec_eval (trec_eval 9.x) would order them by docno,
+                    # the kit (trec_eval 10.0, ties="float64") by score; give it the kit's order to score
+                    scores = -np.arange(n, dtype=np.float64)
                 run[str(collection.topics[t])] = dict(zip(collection.vocabulary[docs[:n]].tolist(),
-                                                          collection.scores[s, t, :n].tolist()))
+                                                          scores.tolist()))
         for topic, values in evaluator.evaluate(run).items():
             for m in measures:
                 theirs[m][row, topic_of[topic]] = values[names[m]]
