@@ -387,3 +387,21 @@ def test_runs_table(tmp_path):
         with pytest.raises(TrecFormatError) as info:
             read_runs_table(path)
         assert str(info.value).startswith(f"{path}:{line}: {problem}")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("401 Q0 d1 1 2.0 run\n401 Q0 d2 2 1.0 run\n", "run"),
+    ("401 Q0 d1 1 2.0 run\n401 Q0 d2 2 1.0 run", "run"),  # no line end at the end
+    ("401\tQ0\td1\t1\t2.0\trun\r\n401\tQ0\td2\t2\t1.0\trun\r\n", "run"),
+    ("401 Q0 d1 1 2.0 run\n401 Q0 d2 2 1.0 xrun\n", None),  # 'run' ends 'xrun' but is another tag
+    ("401 Q0 d1 1 2.0 run\n401 Q0 d2 2 1.0 runx\n", None),
+    ("401 Q0 d1 1 2.0 run\n401 Q0 d2 2 1.0 run\n402 Q0 d1 1 2.0 other", None),
+    ("401 Q0 d1 1 2.0 run\n401 Q0 d2 2 1.0 run\n402 Q0 run 1 2.0 other\n", None),  # the tag as another field
+])
+def test_run_name_is_the_tag_only_when_every_line_has_it(tmp_path, text, expected):
+    """The fast path names a run by its tag without converting the tag column (a count in the bytes): the same
+    name as the general path, which reads the column, gives on the same lines (with a blank line appended)."""
+    fast = read_run(_write(tmp_path, "input.file", text))
+    general = read_run(_write(tmp_path, "input.file2", text.rstrip("\n") + "\n\n"))
+    assert fast.name == (expected or "file")
+    assert general.name == (expected or "file2")
