@@ -326,14 +326,10 @@ def _count_lines(data: bytes) -> int:
 
 @dataclass
 class _Fields:
-    """String columns (pa.string) of the data lines and the 1-based line number of each row (None: row + 1).
-
-    A column the caller did not ask for is None (the fast path does not convert it); ``delimiter`` is the fast
-    path's single delimiter (None on the general path)."""
+    """String columns (pa.string) of the data lines and the 1-based line number of each row (None: row + 1)."""
 
     columns: list
     lines: np.ndarray | None
-    delimiter: bytes | None = None
 
     def line(self, row: int) -> int:
         return int(row) + 1 if self.lines is None else int(self.lines[row])
@@ -342,14 +338,12 @@ class _Fields:
         return len(self.columns[0]) if self.columns else 0  # the topic column is always read
 
 
-def _read_delimited(data: bytes, delimiter: str, n_columns: int, floats: tuple[int, ...] = (),
-                    skip: tuple[int, ...] = ()) -> list | None:
+def _read_delimited(data: bytes, delimiter: str, n_columns: int, floats: tuple[int, ...] = ()) -> list | None:
     """pyarrow's CSV reader: column i a ``pa.string`` array (``pa.float64`` for i in ``floats``, parsed as
-    :func:`pyarrow.compute.cast` parses strings; None for i in ``skip``: tokenized, not converted); None if a line
-    has another number of fields or a float column does not parse. UTF-8 is not re-checked here (the caller
-    checked the whole text: :func:`_check_bytes`)."""
+    :func:`pyarrow.compute.cast` parses strings); None if a line has another number of fields or a float column
+    does not parse. UTF-8 is not checked again here: the caller checked the whole text (:func:`_check_bytes`),
+    and the reader's own check costs about as much as the rest of the conversion."""
     names = [f"f{i}" for i in range(n_columns)]
-    wanted = [n for i, n in enumerate(names) if i not in skip]
     try:
         table = pacsv.read_csv(
             pa.py_buffer(data),
@@ -358,30 +352,19 @@ def _read_delimited(data: bytes, delimiter: str, n_columns: int, floats: tuple[i
                                              escape_char=False, ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(
                 column_types={n: pa.float64() if i in floats else pa.string() for i, n in enumerate(names)},
-                include_columns=wanted, check_utf8=False,
-                strings_can_be_null=False, quoted_strings_can_be_null=False,
+                check_utf8=False, strings_can_be_null=False, quoted_strings_can_be_null=False,
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    columns = [None if i in skip else table[n].combine_chunks() for i, n in enumerate(names)]
-    return [c if c is None or i in floats else c.cast(pa.string()) for i, c in enumerate(columns)]
+    columns = [table[n].combine_chunks() for n in names]
+    return [column if i in floats else column.cast(pa.string()) for i, column in enumerate(columns)]
 
 
-def _has_empty_field(data: bytes, delimiter: bytes) -> bool:
-    """Whether some line of ``data`` (lines cut at \n or \r\n, one ``delimiter`` between fields) has an empty
-    field: a doubled delimiter, or one at a line's start or end. Searched in the bytes, so a column that is not
-    converted is checked all the same."""
-    return (delimiter * 2 in data or data.startswith(delimiter) or data.endswith(delimiter)
-            or b"\n" + delimiter in data or delimiter + b"\n" in data or delimiter + b"\r" in data)
-
-
-def _fast_fields(data: bytes, widths: tuple[int, ...], floats: tuple[int, ...] = (),
-                 skip: tuple[int, ...] = ()) -> _Fields | None:
+def _fast_fields(data: bytes, widths: tuple[int, ...], floats: tuple[int, ...] = ()) -> _Fields | None:
     """Fields of a regular file: one delimiter (tab or space, sniffed from the first line), the same number of
     non-empty fields (one of ``widths``) on every line, no blank or comment line; float columns finite. None
-    otherwise (the general path then reads the file and names what is wrong). Columns in ``skip`` are checked
-    (present, non-empty) but not converted: None in the result."""
+    otherwise (the general path then reads the file and names what is wrong)."""
     first = data[: data.find(b"\n")] if b"\n" in data else data
     first = first.removesuffix(b"\r")
     has_tab, has_space = b"\t" in first, b" " in first
@@ -392,17 +375,18 @@ def _fast_fields(data: bytes, widths: tuple[int, ...], floats: tuple[int, ...] =
     other_blank = b" " if has_tab else b"\t"
     if other_blank in data or b"\x0b" in data or b"\x0c" in data:
         return None  # blanks of another kind inside fields
-    if _has_empty_field(data, delimiter):
-        return None  # a doubled delimiter, or one at a line's start or end
-    columns = _read_delimited(data, delimiter.decode(), n_columns, floats, skip)
+    columns = _read_delimited(data, delimiter.decode(), n_columns, floats)
     if columns is None or len(columns[0]) != _count_lines(data):
         return None  # another number of fields on some line, or blank lines
+    for i, column in enumerate(columns):  # an empty field: a doubled delimiter, or one at a line's start or end
+        if i not in floats and len(column) and pc.min(pc.binary_length(column)).as_py() == 0:
+            return None
     if b"#" in data and pc.any(pc.starts_with(columns[0], "#")).as_py():
         return None  # comment lines
     for i in floats:
         if columns[i].null_count or not np.isfinite(columns[i].to_numpy(zero_copy_only=False)).all():
             return None
-    return _Fields(columns, None, delimiter)
+    return _Fields(columns, None)
 
 
 def _canonical_fields(name: str, data: bytes, widths: tuple[int, ...], keep: int, what: str,
@@ -551,7 +535,7 @@ _RUN_FIELDS = "6 columns (topic Q0 docno rank score tag)"
 def _run_fields(name: str, data: bytes) -> _Fields:
     """topic, Q0, docno, rank, score, tag of each run line; fields after the tag are ignored (as trec_eval does)."""
     _check_bytes(name, data)
-    fields = _fast_fields(data, (6,), floats=(4,), skip=(1, 3, 5))
+    fields = _fast_fields(data, (6,), floats=(4,))
     if fields is None:
         fields = _canonical_fields(name, data, (6, -1), 6, _RUN_FIELDS)
     if not len(fields):
@@ -569,33 +553,19 @@ def parse_run(path: os.PathLike | str, name: str | None = None, check_duplicates
     source = _source_name(path)
     data = _read_bytes(path)
     fields = _run_fields(source, data)
-    topic, docno = fields.columns[0], fields.columns[2]
+    topic, docno, tag = fields.columns[0], fields.columns[2], fields.columns[5]
     scores = _parse_scores(source, fields, fields.columns[4])
     if check_duplicates or source == STDIN_NAME:  # standard input cannot be re-read to name the line later
         found = _duplicate_rows(topic, docno)
         if found is not None:
             _raise_duplicate(source, fields, topic, docno, found)
     if name is None:
-        name = _single_tag(data, fields)
-        if name is None:
+        tags = pc.unique(tag)
+        if len(tags) == 1:
+            name = tags[0].as_py()
+        else:
             name = STDIN_NAME if source == STDIN_NAME else Path(path).name.removesuffix(".gz").removeprefix("input.")
     return Run(name=name, topic=topic, docno=docno, score=scores, ordered=False, source=source)
-
-
-def _single_tag(data: bytes, fields: _Fields) -> str | None:
-    """The tag (6th field) when every run line has the same one, else None. On the fast path (one delimiter,
-    exactly 6 non-empty fields a line) the tag column is not converted: every line ends with ``delimiter + tag``
-    exactly when the count of ``delimiter + tag + line end`` equals the number of lines (each line holds one line
-    end, and fields hold no delimiter)."""
-    if fields.columns[5] is not None:
-        tags = pc.unique(fields.columns[5])
-        return tags[0].as_py() if len(tags) == 1 else None
-    first = data[: data.find(b"\n")] if b"\n" in data else data
-    tag = first.split()[5]
-    ending = fields.delimiter + tag
-    found = data.count(ending + b"\n") + data.count(ending + b"\r\n") + (not data.endswith(b"\n")
-                                                                          and data.endswith(ending))
-    return tag.decode("utf-8") if found == len(fields) else None
 
 
 def explain_run_error(path: os.PathLike | str) -> None:
@@ -654,7 +624,7 @@ def read_qrels(path: os.PathLike | str) -> Qrels:
     source = _source_name(path)
     data = _read_bytes(path)
     _check_bytes(source, data)
-    fields = _fast_fields(data, (4, 5), skip=(1,))
+    fields = _fast_fields(data, (4, 5))
     if fields is None:
         fields = _canonical_fields(source, data, (4, 5), 5, _QRELS_FIELDS, uniform=True)
     if not len(fields):
