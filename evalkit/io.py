@@ -311,10 +311,6 @@ def _check_bytes(name: str, data: bytes) -> None:
                                   f"not valid UTF-8 (byte {data[exc.start:exc.start + 1]!r})") from None
 
 
-def _count_lines(data: bytes) -> int:
-    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-
-
 # --------------------------------------------------------------------------------------------- fields
 #
 # Lines are split into fields as trec_eval splits them: on C ``isspace`` (space, tab, \v, \f; \r before \n),
@@ -341,7 +337,7 @@ class _Fields:
 def _read_delimited(data: bytes, delimiter: str, n_columns: int, floats: tuple[int, ...] = ()) -> list | None:
     """pyarrow's CSV reader: column i a ``pa.string`` array (``pa.float64`` for i in ``floats``, parsed as
     :func:`pyarrow.compute.cast` parses strings); None if a line has another number of fields or a float column
-    does not parse. UTF-8 is not checked again here: the caller checked the whole text (:func:`_check_bytes`),
+    does not parse, or a line is blank (empty lines are rows here, so a row is a line). UTF-8 is not checked again here: the caller checked the whole text (:func:`_check_bytes`),
     and the reader's own check costs about as much as the rest of the conversion."""
     names = [f"f{i}" for i in range(n_columns)]
     try:
@@ -349,7 +345,7 @@ def _read_delimited(data: bytes, delimiter: str, n_columns: int, floats: tuple[i
             pa.py_buffer(data),
             read_options=pacsv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 28),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
-                                             escape_char=False, ignore_empty_lines=True),
+                                             escape_char=False, ignore_empty_lines=False),
             convert_options=pacsv.ConvertOptions(
                 column_types={n: pa.float64() if i in floats else pa.string() for i, n in enumerate(names)},
                 check_utf8=False, strings_can_be_null=False, quoted_strings_can_be_null=False,
@@ -376,8 +372,8 @@ def _fast_fields(data: bytes, widths: tuple[int, ...], floats: tuple[int, ...] =
     if other_blank in data or b"\x0b" in data or b"\x0c" in data:
         return None  # blanks of another kind inside fields
     columns = _read_delimited(data, delimiter.decode(), n_columns, floats)
-    if columns is None or len(columns[0]) != _count_lines(data):
-        return None  # another number of fields on some line, or blank lines
+    if columns is None:  # another number of fields on some line; a blank line is a line of one (empty) field
+        return None
     for i, column in enumerate(columns):  # an empty field: a doubled delimiter, or one at a line's start or end
         if i not in floats and len(column) and pc.min(pc.binary_length(column)).as_py() == 0:
             return None

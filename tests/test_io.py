@@ -405,3 +405,17 @@ def test_run_name_is_the_tag_only_when_every_line_has_it(tmp_path, text, expecte
     general = read_run(_write(tmp_path, "input.file2", text.rstrip("\n") + "\n\n"))
     assert fast.name == (expected or "file")
     assert general.name == (expected or "file2")
+
+
+@pytest.mark.parametrize("text, rows", [
+    (b"401 0 d1 1\n401 0 d2 0\n", 2), (b"401 0 d1 1\n401 0 d2 0", 2), (b"401\t0\td1\t1\r\n401\t0\td2\t0\r\n", 2),
+    (b"401 0 d1 1\n\n401 0 d2 0\n", None), (b"401 0 d1 1\n401 0 d2 0\n\n", None), (b"401 0 d1 1\r\n\r\n", None),
+    (b"401 0 d1 1\n \n", None), (b"401 0 d1 1\n401 0  d2 0\n", None), (b"401 0 d1 1\n401 0 d2 0 \n", None),
+])
+def test_fast_path_rows_are_lines(text, rows):
+    """The fast path takes a file only when each line is one row of non-empty fields (a blank line, a doubled or
+    trailing delimiter send it to the general path, which numbers lines itself)."""
+    from evalkit.io import _fast_fields
+
+    fields = _fast_fields(text, (4, 5))
+    assert (None if fields is None else len(fields)) == rows
