@@ -465,16 +465,21 @@ def _describe(run: Run, index: int) -> str:
     return run.source if run.source is not None else f"run #{index + 1} (not read from a file)"
 
 
-def _check_unique_names(runs: list[Run]) -> None:
-    """Two runs with one name cannot be told apart: name both files and the name, and say how to fix it."""
-    first_of: dict[str, int] = {}
+def _check_unique_names(runs: list[Run], seen: dict[str, str] | None = None, offset: int = 0) -> None:
+    """Two runs with one name cannot be told apart: name both files and the name, and say how to fix it.
+
+    ``seen`` (name -> description of the run that has it) carries the names of runs checked before, for a caller
+    that builds runs block by block (:func:`evalkit.evaluate` from files); ``offset`` is the position of ``runs[0]``
+    among all runs (for runs not read from a file, which are described by position). ``seen`` gains these runs."""
+    first_of: dict[str, str] = {} if seen is None else seen
     for i, run in enumerate(runs):
-        j = first_of.setdefault(run.name, i)
-        if j != i:
+        described = _describe(run, offset + i)
+        if run.name in first_of:
             raise ValueError(
-                f"{_describe(runs[j], j)} and {_describe(run, i)} both name their run {run.name!r} (the tag column): "
+                f"{first_of[run.name]} and {described} both name their run {run.name!r} (the tag column): "
                 "run names must be unique; change one tag, or give names explicitly (read_run(path, name=...))"
             )
+        first_of[run.name] = described
 
 
 def _topic_axis(topic_index: np.ndarray) -> int | None:
