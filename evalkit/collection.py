@@ -402,6 +402,12 @@ class Collection:
         Topics are the qrels' topics (trec_eval evaluates a run only on topics with judgments); run lines for other
         topics are counted and reported in ``runs_info['lines_without_qrels']``, not silently lost. ``depth``
         (default: the longest ranking) truncates every ranking.
+
+        Built in threads, one per core (the kernels release the GIL): the docnos of each group of consecutive runs
+        dictionary-encoded together, the groups' dictionaries (and the qrels' docnos) merged into one sorted
+        vocabulary (Arrow strings until the end: no Python string per row), then each run put in trec_eval order
+        (:func:`evalkit.io.trec_eval_order`, the one place the tie rule lives) and written into its rows of the
+        dense arrays. Every step is per run or an exact merge, so the arrays do not depend on the thread count.
         """
         if not runs:
             raise ValueError("a collection needs at least one run")
