@@ -233,6 +233,7 @@ def test_build_in_threads_equals_the_definition(monkeypatch, threads, depth):
     from evalkit.io import Qrels, Run
 
     monkeypatch.setattr(collection_module, "_build_threads", lambda n_runs: threads)
+    monkeypatch.setattr(collection_module, "GROUPS_PER_THREAD", 1 if threads < 3 else 2)  # 1, 2, 6, 6 (per run) groups
     rng = np.random.default_rng(threads)
     docnos = np.array([f"D{k:03d}" for k in rng.permutation(60)] + ["a", "B", "ä"], dtype=object)
     runs = []
