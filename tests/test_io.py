@@ -419,3 +419,25 @@ def test_fast_path_rows_are_lines(text, rows):
 
     fields = _fast_fields(text, (4, 5))
     assert (None if fields is None else len(fields)) == rows
+
+
+@pytest.mark.parametrize("text, empty", [
+    (b"a b\nc d\n", False), (b"a b\nc d", False), (b"a b\r\nc d\r\n", False),
+    (b"a  b\n", True), (b" a b\n", True), (b"a b \n", True), (b"a b\r\n c d\r\n", True), (b"a b \r\n", True),
+    (b"a b\n\nc d\n", True), (b"a b\r\n\r\n", True), (b"a b ", True), (b" a b", True),
+])
+def test_empty_fields_are_found_in_the_bytes(text, empty):
+    """The fast path does not convert the Q0 and rank columns, so an empty field (which would shift the fields
+    trec_eval reads) is looked for in the bytes: two separators in a row, or a delimiter at either end."""
+    from evalkit.io import _has_empty_field
+
+    assert _has_empty_field(text, b" ") is empty
+    assert _has_empty_field(text.replace(b" ", b"\t"), b"\t") is empty
+
+
+def test_run_with_an_empty_q0_field_is_refused_by_line(tmp_path):
+    """'401  d1 1 2.0 tag' has 6 tab/space-separated slots but 5 fields: trec_eval calls it malformed, and so does
+    the kit (not read as docno 'd1', score 2.0), naming the line."""
+    path = _write(tmp_path, "input.x", "401 Q0 d0 1 3.0 tag\n401  d1 1 2.0 tag\n")
+    with pytest.raises(TrecFormatError, match=r":2: expected 6 columns"):
+        read_run(path)
