@@ -50,3 +50,14 @@ def trec8():
     from evalkit.datasets import load_directory
 
     return load_directory(TREC8, name="trec8")
+
+
+SCREENSHOTS = pytest.StashKey[list]()  # "test id: path" of the screenshots the browser tests took
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    taken = config.stash.get(SCREENSHOTS, [])
+    if taken:
+        terminalreporter.section("browser screenshots")
+        for line in taken:
+            terminalreporter.write_line(line)
