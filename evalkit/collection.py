@@ -688,8 +688,9 @@ def _place_run(part: _EncodedGroup, k: int, remap: np.ndarray, docs: np.ndarray,
     if (rank >= width).any():
         kept = rank < width
         codes, rank, doc_ids, row_scores = codes[kept], rank[kept], doc_ids[kept], row_scores[kept]
-    docs[codes, rank] = doc_ids
-    scores[codes, rank] = row_scores
+    cells = codes * width + rank  # flat positions: one 1-d scatter per array instead of a 2-d fancy index
+    docs.reshape(-1)[cells] = doc_ids
+    scores.reshape(-1)[cells] = row_scores
     ordered = np.sort(docs, axis=1)
     return ((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] >= 0)).any(axis=1)
 
