@@ -73,7 +73,8 @@ def read_runs(paths: Iterable[os.PathLike | str], n_threads: int | None = None) 
     """Parse many run files in parallel threads (decompression and parsing release the GIL).
 
     Runs come back unordered (``Run.ordered`` False) and not yet checked for duplicate docnos within a topic:
-    :meth:`Collection.from_runs` orders them all at once and checks duplicates on the dense arrays.
+    :meth:`Collection.from_runs` orders them (in threads, a run at a time) and checks duplicates on the dense
+    arrays.
     """
     paths = [Path(p) for p in paths]
     n_threads = n_threads or min(len(paths), os.cpu_count() or 1) or 1

@@ -323,10 +323,6 @@ def _check_bytes(name: str, data: bytes) -> None:
                                   f"not valid UTF-8 (byte {data[exc.start:exc.start + 1]!r})") from None
 
 
-def _count_lines(data: bytes) -> int:
-    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-
-
 # --------------------------------------------------------------------------------------------- fields
 #
 # Lines are split into fields as trec_eval splits them: on C ``isspace`` (space, tab, \v, \f; \r before \n),
@@ -350,32 +346,58 @@ class _Fields:
         return len(self.columns[0]) if self.columns else 0  # the topic column is always read
 
 
-def _read_delimited(data: bytes, delimiter: str, n_columns: int, floats: tuple[int, ...] = ()) -> list | None:
+def _read_delimited(data: bytes, delimiter: str, n_columns: int, floats: tuple[int, ...] = (),
+                    skip: tuple[int, ...] = (), labels: tuple[int, ...] = ()) -> list | None:
     """pyarrow's CSV reader: column i a ``pa.string`` array (``pa.float64`` for i in ``floats``, parsed as
-    :func:`pyarrow.compute.cast` parses strings); None if a line has another number of fields or a float column
-    does not parse."""
+    :func:`pyarrow.compute.cast` parses strings; dictionary-encoded strings for i in ``labels``, columns that hold
+    one or a few values; None for i in ``skip``: tokenized, so counted, but not converted); None if a line has
+    another number of fields, a float column does not parse, or a line is blank (empty lines are rows here, so a
+    row is a line). UTF-8 is not checked again here: the caller checked the whole text (:func:`_check_bytes`), and
+    the reader's own check costs about as much as the rest of the conversion."""
     names = [f"f{i}" for i in range(n_columns)]
+    label = pa.dictionary(pa.int32(), pa.string())
     try:
         table = pacsv.read_csv(
             pa.py_buffer(data),
             read_options=pacsv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 28),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
-                                             escape_char=False, ignore_empty_lines=True),
+                                             escape_char=False, ignore_empty_lines=False),
             convert_options=pacsv.ConvertOptions(
-                column_types={n: pa.float64() if i in floats else pa.string() for i, n in enumerate(names)},
-                strings_can_be_null=False, quoted_strings_can_be_null=False,
+                column_types={n: pa.float64() if i in floats else label if i in labels else pa.string()
+                              for i, n in enumerate(names)},
+                include_columns=[n for i, n in enumerate(names) if i not in skip],
+                check_utf8=False, strings_can_be_null=False, quoted_strings_can_be_null=False,
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    columns = [table[n].combine_chunks() for n in names]
-    return [column if i in floats else column.cast(pa.string()) for i, column in enumerate(columns)]
+    columns = [None if i in skip else table[n].combine_chunks() for i, n in enumerate(names)]
+    return [c if c is None or i in floats or i in labels else c.cast(pa.string()) for i, c in enumerate(columns)]
 
 
-def _fast_fields(data: bytes, widths: tuple[int, ...], floats: tuple[int, ...] = ()) -> _Fields | None:
+def _has_empty_field(data: bytes, delimiter: bytes) -> bool:
+    """Whether a line of ``data`` (one ``delimiter`` between fields, lines ending in \\n or \\r\\n) has an empty
+    field: two separators in a row (a doubled delimiter, one at a line's start or end, a blank line), or a
+    delimiter at the start or end of the text. Found in the bytes, so columns that are not converted are checked
+    too."""
+    text = np.frombuffer(data, np.uint8)
+    code = ord(delimiter)
+    separator = (text == code) | (text == 10)
+    carriage = b"\r" in data
+    if carriage:
+        separator |= text == 13
+    adjacent = separator[1:] & separator[:-1]
+    if carriage:  # \r\n is one line end
+        adjacent &= ~((text[:-1] == 13) & (text[1:] == 10))
+    return bool(adjacent.any() or text[0] == code or text[-1] == code)
+
+
+def _fast_fields(data: bytes, widths: tuple[int, ...], floats: tuple[int, ...] = (), skip: tuple[int, ...] = (),
+                 labels: tuple[int, ...] = ()) -> _Fields | None:
     """Fields of a regular file: one delimiter (tab or space, sniffed from the first line), the same number of
     non-empty fields (one of ``widths``) on every line, no blank or comment line; float columns finite. None
-    otherwise (the general path then reads the file and names what is wrong)."""
+    otherwise (the general path then reads the file and names what is wrong). Columns in ``skip`` are checked but
+    not converted (None), those in ``labels`` come dictionary-encoded (see :func:`_read_delimited`)."""
     first = data[: data.find(b"\n")] if b"\n" in data else data
     first = first.removesuffix(b"\r")
     has_tab, has_space = b"\t" in first, b" " in first
@@ -386,12 +408,11 @@ def _fast_fields(data: bytes, widths: tuple[int, ...], floats: tuple[int, ...] =
     other_blank = b" " if has_tab else b"\t"
     if other_blank in data or b"\x0b" in data or b"\x0c" in data:
         return None  # blanks of another kind inside fields
-    columns = _read_delimited(data, delimiter.decode(), n_columns, floats)
-    if columns is None or len(columns[0]) != _count_lines(data):
-        return None  # another number of fields on some line, or blank lines
-    for i, column in enumerate(columns):  # an empty field: a doubled delimiter, or one at a line's start or end
-        if i not in floats and len(column) and pc.min(pc.binary_length(column)).as_py() == 0:
-            return None
+    if _has_empty_field(data, delimiter):
+        return None  # a doubled delimiter, one at a line's start or end, or a blank line
+    columns = _read_delimited(data, delimiter.decode(), n_columns, floats, skip, labels)
+    if columns is None:  # another number of fields on some line
+        return None
     if b"#" in data and pc.any(pc.starts_with(columns[0], "#")).as_py():
         return None  # comment lines
     for i in floats:
@@ -546,7 +567,7 @@ _RUN_FIELDS = "6 columns (topic Q0 docno rank score tag)"
 def _run_fields(name: str, data: bytes) -> _Fields:
     """topic, Q0, docno, rank, score, tag of each run line; fields after the tag are ignored (as trec_eval does)."""
     _check_bytes(name, data)
-    fields = _fast_fields(data, (6,), floats=(4,))
+    fields = _fast_fields(data, (6,), floats=(4,), skip=(1, 3), labels=(5,))  # Q0 and rank are never read
     if fields is None:
         fields = _canonical_fields(name, data, (6, -1), 6, _RUN_FIELDS)
     if not len(fields):
@@ -635,7 +656,7 @@ def read_qrels(path: os.PathLike | str) -> Qrels:
     source = _source_name(path)
     data = _read_bytes(path)
     _check_bytes(source, data)
-    fields = _fast_fields(data, (4, 5))
+    fields = _fast_fields(data, (4, 5), skip=(1,))  # the iter column is never read
     if fields is None:
         fields = _canonical_fields(source, data, (4, 5), 5, _QRELS_FIELDS, uniform=True)
     if not len(fields):

@@ -1,10 +1,10 @@
 """Evaluating more runs than fit in memory: blocks of run files, each read, built and scored on its own.
 
-:func:`evalkit.evaluate` builds one :class:`~evalkit.collection.Collection` of every run before scoring, and a
-build from files holds several times the dense arrays at its peak: on a 24 GB machine that caps it near 180 M
-cells (about 3,600 TREC-sized runs of 50 topics x 1,000 documents). :func:`evaluate_files` gives the same table
-for any number of runs by evaluating ``runs_per_block`` files at a time: each block is parsed, built against the
-same qrels and scored by :func:`evalkit.evaluate`, and only its (small) score table is kept. The blocks run
+:func:`evalkit.evaluate` given run files already reads, builds and scores them a block at a time in one process
+(``evalkit.evaluation.RUNS_PER_BLOCK``), so its memory is bounded by a block; :func:`evaluate_files` adds a
+directory of runs as input and spreads the blocks over workers: ``runs_per_block`` files at a time, each block
+parsed, built against the same qrels and scored by :func:`evalkit.evaluate`, and only its (small) score table
+kept. The blocks run
 through :func:`evalkit.parallel.run_tasks`, serially, on local processes or as Dask tasks (on a cluster, every
 worker must be able to read the run files: a shared file system), with a progress bar per block.
 

@@ -96,3 +96,53 @@ def test_sampled_qrels_through_eval(files, tmp_path, capsys):
     assert main(["eval", str(sampled_path), str(paths[0]), "-m", "infAP", "-m", "infR"]) == 0
     out = capsys.readouterr().out
     assert "infAP" in out and "infR" in out
+
+
+@pytest.mark.parametrize("runs_per_block", [1, 2, 100])
+def test_evaluate_from_files_in_blocks_equals_one_collection(tmp_path, monkeypatch, runs_per_block):
+    """Files are read, built and scored a block of runs at a time: the table equals, row for row, the one computed
+    on a single collection of every run (string topic ids, a run with lines for a topic without qrels, a topic a
+    run does not retrieve, Run objects mixed with files), whatever the block size."""
+    import evalkit.evaluation as evaluation
+    from evalkit.io import Run
+
+    monkeypatch.setattr(evaluation, "RUNS_PER_BLOCK", runs_per_block)
+    rng = np.random.default_rng(runs_per_block)
+    topics = ["q-a", "q-b", "q-c"]
+    docnos = [f"doc{k}" for k in range(30)]
+    qrels_lines = [f"{t} 0 {d} {int(rng.integers(-1, 3))}" for t in topics for d in rng.choice(docnos, 12, replace=False)]
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("\n".join(qrels_lines) + "\n")
+    runs = []
+    for s in range(5):
+        lines = [f"{t} Q0 {d} 0 {float(rng.integers(0, 5))} tag{s}"
+                 for t in (topics[:2] + ["unjudged-topic"] if s == 1 else topics)
+                 for d in rng.choice(docnos, int(rng.integers(3, 20)), replace=False)]
+        path = tmp_path / f"run{s}.txt"
+        path.write_text("\n".join(lines) + "\n")
+        runs.append(path)
+    runs[3] = evalkit.read_run(runs[3])
+    assert isinstance(runs[3], Run)
+    frame = evalkit.evaluate(qrels, runs, ["AP", "P@10", "Bpref", "nDCG"])
+    whole = evalkit.Collection.from_runs([evalkit.read_run(r) if not isinstance(r, Run) else r for r in runs],
+                                         evalkit.read_qrels(qrels))
+    expected = evalkit.evaluate(None, whole, ["AP", "P@10", "Bpref", "nDCG"])
+    assert frame.equals(expected)
+    assert list(frame["run"].unique()) == [f"tag{s}" for s in range(5)]
+    assert "unjudged-topic" not in set(frame["topic"])
+    short = evalkit.evaluate(qrels, runs, ["AP"], per_topic=False)
+    assert short.equals(expected[(expected.topic == "all") & (expected.measure == "AP")].reset_index(drop=True))
+
+
+def test_evaluate_from_files_names_both_files_of_a_repeated_run_name_across_blocks(tmp_path, monkeypatch):
+    import evalkit.evaluation as evaluation
+
+    monkeypatch.setattr(evaluation, "RUNS_PER_BLOCK", 1)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d1 1\n")
+    a, b, c = tmp_path / "a.run", tmp_path / "b.run", tmp_path / "c.run"
+    a.write_text("1 Q0 d1 1 1.0 same\n")
+    b.write_text("1 Q0 d1 1 1.0 other\n")
+    c.write_text("1 Q0 d1 1 1.0 same\n")
+    with pytest.raises(ValueError, match=rf"{a}.* and {c}.* both name their run 'same'"):
+        evalkit.evaluate(qrels, [a, b, c], ["AP"])

@@ -204,6 +204,66 @@ def test_runs_table_problems_name_the_file(tmp_path, monkeypatch):
     assert info.loc["run1", "group"] == "run1"  # a run the table does not list: its own group
 
 
+def _reference_rows(runs, qrels, depth=None, ties="float64"):
+    """The dense arrays by the definition, one run and topic at a time in Python: rows of the qrels' topics, sorted
+    by score descending (compared as C doubles, trec_eval 10.0, or as C floats, trec_eval 9.x: ``ties``) then docno
+    descending (strcmp), cut at ``depth``."""
+    precision = np.float64 if ties == "float64" else np.float32
+    from evalkit.collection import sort_topics
+
+    topics = list(sort_topics(qrels.topic))
+    vocabulary = sorted(set(str(d) for r in runs for d in r.docno) | set(map(str, qrels.docno)),
+                        key=lambda d: d.encode())
+    ids = {d: i for i, d in enumerate(vocabulary)}
+    rankings = {}
+    for s, run in enumerate(runs):
+        for t, d, score in zip(map(str, run.topic), map(str, run.docno), run.score):
+            if t in topics:
+                rankings.setdefault((s, topics.index(t)), []).append((precision(score), d.encode(), ids[d], score))
+    width = depth or max(len(v) for v in rankings.values())
+    docs = np.full((len(runs), len(topics), width), -1, np.int32)
+    scores = np.full(docs.shape, np.nan)
+    for (s, t), rows in rankings.items():
+        rows = sorted(rows, key=lambda row: (row[0], row[1]), reverse=True)[:width]
+        docs[s, t, : len(rows)] = [row[2] for row in rows]
+        scores[s, t, : len(rows)] = [row[3] for row in rows]
+    return vocabulary, docs, scores
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 7])
+@pytest.mark.parametrize("depth", [None, 5])
+@pytest.mark.parametrize("ties", ["float64", "float32"])
+def test_build_in_threads_equals_the_definition(monkeypatch, threads, depth, ties):
+    """from_runs (docnos encoded per group of runs in threads, dictionaries merged, each run ordered and placed on
+    its own) equals a one-run-at-a-time Python build, whatever the number of threads: equal scores (in double or
+    single precision, ``ties``) broken by docno, topics without qrels left out and counted, rankings cut at ``depth``."""
+    import evalkit.collection as collection_module
+    from evalkit.io import Qrels, Run
+
+    monkeypatch.setattr(collection_module, "_build_threads", lambda n_runs: threads)
+    monkeypatch.setattr(collection_module, "GROUPS_PER_THREAD", 1 if threads < 3 else 2)  # 1, 2, 6, 6 (per run) groups
+    rng = np.random.default_rng(threads)
+    docnos = np.array([f"D{k:03d}" for k in rng.permutation(60)] + ["a", "B", "ä"], dtype=object)
+    runs = []
+    for s in range(6):
+        rows = [(str(t), d, float(rng.integers(0, 4)) + (1e-9 if rng.random() < 0.2 else 0.0))
+                for t in (["12", "3", "99"] if s % 2 else ["3", "12"])
+                for d in rng.choice(docnos, int(rng.integers(1, 15)), replace=False)]
+        topic, docno, score = zip(*rows)
+        runs.append(Run(f"r{s}", np.array(topic, object), np.array(docno, object), np.array(score), ordered=False))
+    qrels = Qrels(topic=np.array(["12", "3", "3"], object), docno=np.array(["D001", "D002", "zz"], object),
+                  grade=np.array([1, 0, 2]))
+    built = collection_module.Collection.from_runs(runs, qrels, depth=depth, ties=ties)
+    vocabulary, docs, scores = _reference_rows(runs, qrels, depth, ties)
+    assert list(built.topics) == ["3", "12"]
+    assert list(built.vocabulary) == vocabulary
+    np.testing.assert_array_equal(built.docs, docs)
+    np.testing.assert_array_equal(built.scores, scores)
+    expected_outside = [sum(t == "99" for t in r.topic) for r in runs]
+    assert list(built.runs_info["lines_without_qrels"]) == expected_outside
+    assert list(built.vocabulary[built.qrels.doc]) == ["D002", "zz", "D001"]
+
+
 def test_a_folder_inside_runs_is_refused_by_name_not_skipped(tmp_path):
     """A run in runs/old/ would otherwise be missing from every result without a word."""
     from evalkit.simulate import write_collection
