@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-DATASET ?= synthetic
+DATASET ?= auto
 # Notebook parameters for make reproduce, e.g. PARAMS="phase1_depth=5 k=3" (quote a value with spaces: name='a b')
 PARAMS ?=
 # FAST=1: small sizes and few trials; NOTEBOOKS="00_tour 03_soboroff2007_pooled_vs_sampled": only those
@@ -28,7 +28,7 @@ $(BENCH_STAMP): $(STAMP) pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
 	touch $(BENCH_STAMP)
 
-## Execute every notebook on DATASET (synthetic, trec8 or a directory) and write outputs/<dataset>/index.html.
+## Execute every notebook on DATASET (auto: TREC-8 if found else synthetic; synthetic, trec8 or a directory) and write outputs/<dataset>/index.html.
 ## Every notebook runs even if one fails; exits non-zero at the end if any failed (skipped ones are not failures).
 ## DATASET and PARAMS reach evalkit through the environment, so quotes and spaces in them need no shell escaping.
 reproduce: export EVALKIT_MAKE_DATASET = $(DATASET)

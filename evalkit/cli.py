@@ -88,8 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     nb_commands = nb.add_subparsers(dest="action", required=True)
     run = nb_commands.add_parser("run")
     run.add_argument("notebooks", nargs="*", help="notebook names (default: all)")
-    run.add_argument("--dataset", default="synthetic",
-                     help="synthetic, trec8, or a collection folder (a relative path is from the current folder)")
+    run.add_argument("--dataset", default="auto",
+                     help="auto (TREC-8 when its files are found, else synthetic), synthetic, trec8, or a collection "
+                          "folder (a relative path is from the current folder)")
     run.add_argument("--fast", action="store_true", help="small sizes and few trials (what the tests run)")
     run.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"), default=[],
                      help="a notebook parameter, read like papermill's -p (int, float, True/False/None, [list], "

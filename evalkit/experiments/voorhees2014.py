@@ -807,3 +807,26 @@ def claims(result: Voorhees2014Result) -> list:
                          f"{t1.loc['2strata', 'per topic']:.0f} judgments/topic", ds,
                          "yes" if r_acc <= 2 and r_r <= 2 else "partly", kind="direction"))
     return out
+
+
+# ------------------------------------------------------------------------------------------ run-size presets
+
+#: the notebook's sizes per preset (:mod:`evalkit.presets`): "paper" is Sec. 2's 50 trials; "class" draws the
+#: same tables from 10 trials (the strategies' order on Tables 2-3 is stable from a few trials on TREC-8; the
+#: min-max spreads are narrower); "fast" is the tests'
+PRESETS = {
+    "paper": {"trials": 50},
+    "class": {"trials": 10},
+    "fast": {"trials": 3},
+}
+
+
+def settings(preset: str = "paper", fast: bool = False, **given):
+    """The notebook's sizes: :data:`PRESETS` ``[preset]`` (``"fast"`` when ``fast``), explicit values winning
+    (:func:`evalkit.presets.resolve`). The strategies are then scaled to the collection by :func:`plan`."""
+    from ..presets import resolve
+
+    return resolve(PRESETS, preset, fast, **given)
+
+
+__all__ += ["PRESETS", "settings"]
