@@ -13,7 +13,7 @@ LAB_ARGS ?=
 STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: install reproduce test lab bench clean
+.PHONY: install reproduce test lab bench clean solutions
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,11 @@ reproduce: export EVALKIT_MAKE_PARAMS = $(PARAMS)
 reproduce: install
 	$(BIN)/evalkit notebooks run --dataset "$$EVALKIT_MAKE_DATASET" --params "$$EVALKIT_MAKE_PARAMS" \
 		$(if $(FAST),--fast) $(NOTEBOOKS)
+
+## The solutions notebooks for instructors: solutions/<notebook>_solutions.ipynb (the checkable exercises answered,
+## from evalkit.exercises); notebooks/ stays the students' version
+solutions: install
+	$(BIN)/evalkit notebooks solutions
 
 ## Unit tests, trec_eval oracle comparisons, and every notebook executed by papermill in fast mode
 test: install

@@ -16,7 +16,7 @@ from __future__ import annotations
 __all__ = ["text", "say", "plural", "choose", "dataset_description", "show_dataset", "COLLECTION_NAMES"]
 
 #: how a collection's ``name`` reads in a sentence
-COLLECTION_NAMES = {"trec8": "TREC-8 ad hoc (129 runs, the official qrels)",
+COLLECTION_NAMES = {"trec8": "TREC-8 ad hoc (the official qrels)",
                     "synthetic": "the kit's simulated TREC-like collection"}
 
 
