@@ -94,6 +94,12 @@ def derive_judged_runs(collection: Collection, depth: int = JUDGED_DEPTH) -> np.
 
 
 def _run_files(runs_dir: Path) -> list[Path]:
+    """Every file directly in ``runs/`` is a run (hidden files such as ``.DS_Store`` excepted). A folder inside
+    ``runs/`` is refused by name rather than skipped: its runs would silently be missing from every result."""
+    folders = sorted(p.name for p in runs_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
+    if folders:
+        raise DatasetNotFound(f"{runs_dir}: holds folder(s) {', '.join(folders)}; run files must sit directly in "
+                              "runs/ (move their runs up, or the folders out, so no run is silently left out)")
     files = sorted(p for p in runs_dir.iterdir() if p.is_file() and not p.name.startswith("."))
     if not files:
         raise DatasetNotFound(f"{runs_dir}: no run files in this directory")
@@ -203,6 +209,11 @@ def _load(key: str, options: dict) -> Collection:
     path = Path(key).expanduser()
     if path.is_dir():
         return load_directory(path, **options)
+    if path.exists():
+        raise DatasetNotFound(f"{path}: is a file, not a dataset folder (a folder holding runs/ and a qrels file)")
+    if "/" in key or "\\" in key or key.startswith((".", "~")):
+        raise DatasetNotFound(f"{path.resolve() if not key.startswith('~') else path}: no such directory (a dataset "
+                              "is 'synthetic', 'trec8', or a folder holding runs/ and a qrels file)")
     raise DatasetNotFound(
         f"unknown dataset {key!r}: use 'synthetic', 'trec8', or a directory holding runs/ and a qrels file"
     )

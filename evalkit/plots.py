@@ -9,10 +9,15 @@ __all__ = ["estimate_vs_truth", "lines_by", "setup"]
 
 
 def setup():
-    """The kit's plotting defaults (seaborn's whitegrid theme, readable sizes)."""
+    """The kit's display defaults: seaborn's whitegrid theme at readable sizes, and pandas Styler tables that
+    escape their cells for HTML (topic ids and run names come from input files; in JupyterLab they are rendered
+    live, so a hostile id must show as text there too, not only in the batch's exported pages)."""
     import seaborn as sns
 
+    from .html_safety import escape_pandas_html
+
     sns.set_theme(style="whitegrid", context="notebook")
+    escape_pandas_html()
 
 
 def estimate_vs_truth(truth, estimate, judged=None, *, xlabel="actual", ylabel="estimate", title=None, ax=None,

@@ -94,8 +94,13 @@ def test_missing_trec8_says_how_to_point_at_it(tmp_path, monkeypatch):
     monkeypatch.setenv("EVALKIT_DATA", str(tmp_path))
     with pytest.raises(DatasetNotFound, match="EVALKIT_DATA"):
         load_trec8()
-    with pytest.raises(DatasetNotFound, match="unknown dataset"):
+    with pytest.raises(DatasetNotFound, match="unknown dataset 'no-such-thing'"):
         evalkit.load_dataset("no-such-thing")
+    with pytest.raises(DatasetNotFound, match=f"^{tmp_path}/missing: no such directory"):
+        evalkit.load_dataset(str(tmp_path / "missing"))
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(DatasetNotFound, match=f"^{tmp_path}/a-file: is a file, not a dataset folder"):
+        evalkit.load_dataset(str(tmp_path / "a-file"))
 
 
 def test_trec8_shape_and_judged_runs(trec8):
@@ -197,3 +202,18 @@ def test_runs_table_problems_name_the_file(tmp_path, monkeypatch):
     info = load_directory(folder).runs_info
     assert (info.loc["run0", "group"], info.loc["run0", "type"]) == ("NA", "null")
     assert info.loc["run1", "group"] == "run1"  # a run the table does not list: its own group
+
+
+def test_a_folder_inside_runs_is_refused_by_name_not_skipped(tmp_path):
+    """A run in runs/old/ would otherwise be missing from every result without a word."""
+    from evalkit.simulate import write_collection
+
+    folder = write_collection(tmp_path / "coll", preset="tiny")
+    (folder / "runs" / "old").mkdir()
+    with pytest.raises(DatasetNotFound) as info:
+        load_directory(folder, cache=False)
+    assert str(info.value) == (f"{folder / 'runs'}: holds folder(s) old; run files must sit directly in runs/ "
+                               "(move their runs up, or the folders out, so no run is silently left out)")
+    (folder / "runs" / "old").rmdir()
+    (folder / "runs" / ".DS_Store").write_bytes(b"\0\1")  # hidden files are not runs
+    assert len(load_directory(folder, cache=False).run_names) == 3

@@ -264,3 +264,17 @@ def test_report_colours_and_counts_every_verdict_of_evalkit_report(verdict, css,
 
     assert _verdict_class(verdict) == css
     assert _verdict_category(verdict) == category
+
+
+def test_plots_setup_makes_styler_tables_escape_input_text():
+    """Interactive sessions (JupyterLab, not the batch) call evalkit.plots.setup() first: a hostile topic id in a
+    Styler table must render as text there too."""
+    import pandas as pd
+
+    from evalkit import plots
+
+    hostile = "<svg/onload=alert(13)>"
+    with pd.option_context("styler.format.escape", None):
+        plots.setup()
+        html = pd.DataFrame({"topic": [hostile], "AP": [0.5]}).style.to_html()
+    assert hostile not in html and "&lt;svg/onload=alert(13)&gt;" in html
