@@ -215,5 +215,5 @@ def _load(key: str, options: dict) -> Collection:
         raise DatasetNotFound(f"{path.resolve() if not key.startswith('~') else path}: no such directory (a dataset "
                               "is 'synthetic', 'trec8', or a folder holding runs/ and a qrels file)")
     raise DatasetNotFound(
-        f"unknown dataset {key!r}: use 'synthetic', 'trec8', or a directory holding runs/ and a qrels file"
+        f"unknown dataset {key!r}: use 'auto', 'synthetic', 'trec8', or a directory holding runs/ and a qrels file"
     )
