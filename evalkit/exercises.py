@@ -109,6 +109,23 @@ def _lu_best_estimator(t2, depth, theta=0.018):
     return str(rows.loc[rows.rmse.idxmin(), "estimator"])
 
 
+def _yilmaz_rms_unjudged(fig2, k):
+    part = fig2[(fig2.k == k) & ~fig2.judged.astype(bool)]
+    return float(np.sqrt(np.mean((part.mean_xinfAP - part.MAP) ** 2))) if len(part) else float("nan")
+
+
+def _carterette_top_accuracy(results, algorithm="rtc", level=0.95):
+    """Accuracy of the pairs whose confidence max(P, 1 - P) is at least ``level`` (Sec. 4.4: the sign predicted
+    is negative when P(dMAP < 0) >= 0.5; pairs with a true dMAP of 0 are left out, as in Table 2)."""
+    p = results.pairs[f"p_{algorithm}"].to_numpy(float)
+    truth = results.pairs["true_delta"].to_numpy(float)
+    negative = p >= 0.5
+    confidence = np.where(negative, p, 1 - p)
+    correct = np.where(negative, truth < 0, truth > 0)
+    chosen = (truth != 0) & (confidence >= level)
+    return float(correct[chosen].mean()) if chosen.any() else float("nan")
+
+
 EXERCISES: dict[str, Exercise] = {e.id: e for e in [
     Exercise("00.1", "Kendall's tau between the run ranking by P@10 on the depth-d pool (d = the slider's start) "
              "and the ranking on the full qrels", _tour_tau, "number", 0.005,
@@ -122,22 +139,34 @@ EXERCISES: dict[str, Exercise] = {e.id: e for e in [
              solution="full = evalkit.score_matrix(collection, \"AP\").mean(axis=1)\n"
                       "shallow = tour.pooled_scores(collection, plan.slider_depth, \"AP\")[0].mean(axis=1)\n"
                       "answer = collection.run_names[(full - shallow).argmax()]"),
-    Exercise("01.4", "pool25's mean relative error of R̂, mean over topics of (R̂ − R)/R (topics with R > 0; "
+    Exercise("03.4", "pool25's mean relative error of R̂, mean over topics of (R̂ − R)/R (topics with R > 0; "
              "each topic's mean over the trials)", _voorhees_relative_bias, "number", 0.005,
              hint="result.r_hat has columns strategy, topic, r_hat, gold_R; average per topic first, then over "
                   "topics. A pool only counts what it contains: expect a negative number.",
              solution="r = result.r_hat[(result.r_hat.strategy == \"pool25\") & (result.r_hat.gold_R > 0)]\n"
                       "answer = ((r.r_hat - r.gold_R) / r.gold_R).groupby(r.topic, observed=True).mean().mean()"),
-    Exercise("01.4b", "the strategy that underestimates R the most (lowest mean (R̂ − R)/R over every trial and "
+    Exercise("03.4b", "the strategy that underestimates R the most (lowest mean (R̂ − R)/R over every trial and "
              "topic with R > 0)", _voorhees_most_biased, "text",
              hint="Group (r_hat - gold_R) / gold_R by strategy and take the minimum.",
              solution="r = result.r_hat[result.r_hat.gold_R > 0]\n"
                       "answer = ((r.r_hat - r.gold_R) / r.gold_R).groupby(r.strategy, observed=True).mean().idxmin()"),
-    Exercise("03.2", "the number of topics whose sample depth the judged-depth cap cuts", _soboroff_capped,
+    Exercise("01.5", "the RMS error of mean xinfAP against MAP over the runs that did not build the pool "
+             "(the pluses) in Figure 2's first panel (k = figure2_depths[0])", _yilmaz_rms_unjudged, "number", 1e-4,
+             hint="fig2 has columns k, judged, MAP, mean_xinfAP: keep k == figure2_depths[0] and judged == False, "
+                  "then sqrt(mean((mean_xinfAP - MAP)**2)).",
+             solution="part = fig2[(fig2.k == figure2_depths[0]) & ~fig2.judged]\n"
+                      "answer = np.sqrt(((part.mean_xinfAP - part.MAP) ** 2).mean())"),
+    Exercise("02.2", "the number of topics whose sample depth the judged-depth cap cuts", _soboroff_capped,
              "number", 0,
              hint="sample.table has depth_uncapped and depth: count the topics where they differ (or the capped "
                   "column).",
              solution="answer = int((sample.table.depth_uncapped > sample.table.depth).sum())"),
+    Exercise("05.1", "RTC's accuracy over the pairs it is at least 95% confident about (Table 2's two top bins "
+             "together)", _carterette_top_accuracy, "number", 1e-6,
+             hint="In Table 2 (t2), weight the RTC accuracy of the rows '0.95 – 0.99' and '1.0' by their pairs.",
+             solution="top = t2.index[-2:]\n"
+                      "answer = (t2.loc[top, (\"RTC\", \"accuracy\")] * t2.loc[top, (\"RTC\", \"pairs\")]).sum() "
+                      "/ t2.loc[top, (\"RTC\", \"pairs\")].sum()"),
     Exercise("04.1", "the estimator with the lowest RMSE at the first pool depth d' and θ = 0.018 (LB and RM, "
              "which are not gated, count at every θ)", _lu_best_estimator, "text",
              hint="Filter t2 on depth == first and theta 0.018 (or NaN for LB and RM) and take the row with the "

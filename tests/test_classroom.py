@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -119,33 +120,40 @@ def small():
     return evalkit.load_dataset("synthetic", fast=True)
 
 
-def _context(exercise_id: str, small) -> dict:
-    """The objects each exercise's cell passes, built on the small synthetic collection."""
+def _context(exercise_id: str, small) -> tuple[dict, dict]:
+    """(what the exercise cell passes to check, the notebook's names the solution reads), on the small synthetic
+    collection (ids are the notebooks' numbers: 00 tour, 01 Yilmaz, 02 Soboroff, 03 Voorhees, 04 Lu, 05
+    Carterette)."""
     if exercise_id.startswith("00"):
-        return {"collection": small, "depth": 5}
+        return {"collection": small, "depth": 5}, {"plan": SimpleNamespace(slider_depth=5)}
     if exercise_id.startswith("01"):
+        fig2 = yilmaz2008.figure2(yilmaz2008.prepare(small), [10, 1], seed=1)
+        return {"fig2": fig2, "k": 10}, {"figure2_depths": [10, 1]}
+    if exercise_id.startswith("02"):
+        from evalkit.relevance_sampling import relevance_sample
+
+        return {"sample": relevance_sample(small, phase1_depth=10, max_depth=40, seed=0)}, {}
+    if exercise_id.startswith("03"):
         gold = voorhees2014.prepare(small)
         plan = voorhees2014.plan(small)
         result = voorhees2014.run_experiment(gold, plan.strategies[:3], trials=2, seed=1, scheduler="serial")
-        return {"result": result}
-    if exercise_id.startswith("03"):
-        from evalkit.relevance_sampling import relevance_sample
-
-        return {"sample": relevance_sample(small, phase1_depth=10, max_depth=40, seed=0)}
+        return {"result": result}, {}
     if exercise_id.startswith("04"):
         data = lu2017.prepare(small, depth=50, p=0.95)
-        return {"t2": lu2017.table2(data, depths=[10], thetas=[0.0, 0.018]), "depth": 10}
+        return {"t2": lu2017.table2(data, depths=[10], thetas=[0.0, 0.018]), "depth": 10}, {"first": 10}
+    if exercise_id.startswith("05"):
+        data = carterette2007.TrialData.from_collection(small, depth=100)
+        results = carterette2007.run_experiment(data, n_trials=3, seed=5, scheduler="serial", progress=False,
+                                                max_judgments=200)
+        return {"results": results}, {"t2": carterette2007.table2(results)}
     raise KeyError(exercise_id)
 
 
-def _solve(exercise_id: str, context: dict):
+def _solve(exercise_id: str, passed: dict, names: dict):
     """Run the registered solution the way the solutions notebook does, with the notebook's names."""
-    names = {"evalkit": evalkit, "np": np, "pd": pd, "tour": tour, **context}
-    if "depth" in context:
-        names["plan"] = type("Plan", (), {"slider_depth": context["depth"]})()
-        names["first"] = context["depth"]
-    exec(exercises.EXERCISES[exercise_id].solution, names)
-    return names["answer"]
+    scope = {"evalkit": evalkit, "np": np, "pd": pd, "tour": tour, **passed, **names}
+    exec(exercises.EXERCISES[exercise_id].solution, scope)
+    return scope["answer"]
 
 
 @pytest.fixture(scope="module")
@@ -156,15 +164,15 @@ def contexts(small):
 
 @pytest.mark.parametrize("exercise_id", list(exercises.EXERCISES))
 def test_the_solution_is_right_and_a_wrong_answer_gets_the_hint(exercise_id, contexts):
-    context = contexts[exercise_id]
+    passed, names = contexts[exercise_id]
     exercise = exercises.EXERCISES[exercise_id]
-    answer = _solve(exercise_id, context)
-    verdict = exercises.check(exercise_id, answer, **context)
+    answer = _solve(exercise_id, passed, names)
+    verdict = exercises.check(exercise_id, answer, **passed)
     assert verdict.right is True, verdict.message
     wrong = (float(answer) + 10 * exercise.tolerance + 1.0) if exercise.kind == "number" else "no-such-run"
-    verdict = exercises.check(exercise_id, wrong, **context)
+    verdict = exercises.check(exercise_id, wrong, **passed)
     assert verdict.right is False and exercise.hint in verdict.message
-    unanswered = exercises.check(exercise_id, None, **context)
+    unanswered = exercises.check(exercise_id, None, **passed)
     assert unanswered.right is None and "not answered yet" in unanswered.message
 
 
@@ -172,8 +180,8 @@ def test_expected_values_are_computed_from_the_data():
     """03.2 on a hand-made sample table; 00.2 on a collection where one run is built to lose the most."""
     table = pd.DataFrame({"capped": [True, False, True], "depth_uncapped": [150, 80, 120], "depth": [100, 80, 100]})
     sample = type("Sample", (), {"table": table})()
-    assert exercises.expected_answer("03.2", sample=sample) == 2
-    assert exercises.check("03.2", 2, sample=sample).right and not exercises.check("03.2", 3, sample=sample).right
+    assert exercises.expected_answer("02.2", sample=sample) == 2
+    assert exercises.check("02.2", 2, sample=sample).right and not exercises.check("02.2", 3, sample=sample).right
     t2 = pd.DataFrame({"depth": [10, 10, 10, 10, 20], "estimator": ["LB", "RM", "Lb", "Lb", "Lb"],
                        "theta": [np.nan, np.nan, 0.0, 0.018, 0.018], "rmse": [0.05, 0.09, 0.01, 0.04, 0.001]})
     assert exercises.expected_answer("04.1", t2=t2, depth=10) == "Lb"  # 0.04 at theta 0.018 beats LB's 0.05
@@ -183,7 +191,7 @@ def test_expected_values_are_computed_from_the_data():
 def test_a_number_within_tolerance_is_right_and_nan_is_never_right():
     table = pd.DataFrame({"capped": [True]})
     sample = type("Sample", (), {"table": table})()
-    assert not exercises.check("03.2", "one", sample=sample).right
+    assert not exercises.check("02.2", "one", sample=sample).right
     with pytest.raises(KeyError, match="no exercise '9.9'"):
         exercises.check("9.9", 1)
 

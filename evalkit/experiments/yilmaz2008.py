@@ -1270,3 +1270,30 @@ def stratified_explorer(data, k: int = 10, ratio: Sequence[float] = (3.0, 1.5, 1
         top=slider(ratio[0], "top"), middle=slider(ratio[1], "middle"), bottom=slider(ratio[2], "bottom"),
         measure=widgets.Dropdown(options=["AP", "nDCG"], value="AP", description="measure"),
     )
+
+
+# ------------------------------------------------------------------------------------------ run-size presets
+
+#: the notebook's sizes per preset (:mod:`evalkit.presets`). "paper": 100 samples per p to validate the
+#: intervals, Figures 3-4 at ten depths with 10 trials each, 5 trials of the smoothing study. "class": 10
+#: samples per p (the KS test is weaker, so more runs pass it; the bias columns still show the shift), six depths
+#: spread over the same range (1 to 50) with 2 trials each (xinfAP's lead over infAP holds at every depth on
+#: TREC-8; the min-max bands are narrower), 2 smoothing trials. "fast": the tests'.
+PRESETS = {
+    "paper": {"validation_trials": 100, "sweep_trials": 10, "sweep_depths": [1, 2, 3, 4, 5, 10, 20, 30, 40, 50],
+              "smoothing_trials": 5},
+    "class": {"validation_trials": 10, "sweep_trials": 2, "sweep_depths": [1, 2, 5, 10, 20, 50],
+              "smoothing_trials": 2},
+    "fast": {"validation_trials": 10, "sweep_trials": 2, "sweep_depths": [1, 5, 20], "smoothing_trials": 2},
+}
+
+
+def settings(preset: str = "paper", fast: bool = False, **given):
+    """The notebook's sizes: :data:`PRESETS` ``[preset]`` (``"fast"`` when ``fast``), explicit values winning
+    (:func:`evalkit.presets.resolve`)."""
+    from ..presets import resolve
+
+    return resolve(PRESETS, preset, fast, **given)
+
+
+__all__ += ["PRESETS", "settings"]
