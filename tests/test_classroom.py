@@ -252,3 +252,17 @@ def test_the_tour_has_the_glossary():
     assert "## Glossary" in text
     for term in ("judged run", "R̂", "`[1-10]@1`", "RBP", "bpref", "Acc%", "γ", "EMAP", "W̄", "titlestat"):
         assert term in text, f"glossary lacks {term}"
+
+
+def test_lu_explorer_starts_where_the_estimators_differ(small):
+    """Issue 13 item 5: the explorer's first picture showed every estimator at one value (a topic with gamma <=
+    theta, where every gated estimator is LB)."""
+    data = lu2017.prepare(small, depth=50, p=0.95)
+    cache: dict = {}
+    run, topic = lu2017.default_selection(data, 10, cache=cache, theta=0.018)
+    est = lu2017.explorer_fit(data, 10, data.p, cache)["estimates"]
+    row = int(np.flatnonzero(np.flatnonzero(est.runs) == small.run_index(run))[0])
+    t = list(small.topics).index(topic)
+    values = {name: float(est.score(name, 0.018)[row, t]) for name in ("LB", "Lin", "Wei", "La", "Lb")}
+    spreads = np.ptp(np.stack([est.score(n, 0.018)[row] for n in values]), axis=0)
+    assert spreads.max() > 0 and np.isclose(max(values.values()) - min(values.values()), spreads.max())

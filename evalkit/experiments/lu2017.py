@@ -902,11 +902,12 @@ def run_gain_profile(data, fit: dict, run, topic, estimator: str = "Lb", theta: 
 def default_selection(data, fit_depth: int = 10, run=None, topic=None, cache: dict | None = None,
                       theta: float = DEFAULT_THETA) -> tuple:
     """``(run name, topic)`` the widget starts from: the contributing run of median mean reference score, and the
-    topic where the estimators disagree most for that run at ``theta`` (the largest spread of their estimates, so
-    the first picture shows a difference: on a topic with gamma <= theta every gated estimator is LB); ties, and a
+    topic where the gated estimators (Lin, Zipf, Wei, La, Lb) and LB disagree most for that run at ``theta`` (the
+    largest spread of their estimates, so the first picture shows a difference: on a topic with gamma <= theta
+    every gated estimator is LB, and RM alone differs); ties, and a
     collection where they never disagree, go to the topic where LB falls furthest below the reference (given
     ones are kept)."""
-    from ..estimation import ESTIMATORS
+    from ..estimation.estimators import GATED_ESTIMATORS
 
     data = _data(data)
     c = data.collection
@@ -919,7 +920,8 @@ def default_selection(data, fit_depth: int = 10, run=None, topic=None, cache: di
             np.flatnonzero(scored == int(run))[0])
         est = explorer_fit(data, fit_depth, data.p, cache)["estimates"]
         shortfall = data.reference.score[row] - est.lower_bound.score[row]
-        estimates = np.stack([est.score(name, theta)[row] for name in ESTIMATORS if name in est.scores])
+        shown = ["LB"] + [name for name in GATED_ESTIMATORS if name in est.scores]  # RM differs everywhere
+        estimates = np.stack([est.score(name, theta)[row] for name in shown])
         spread = np.round(np.nanmax(estimates, axis=0) - np.nanmin(estimates, axis=0), 6)
         order = np.lexsort((-shortfall, -np.nan_to_num(spread)))  # largest spread first, then largest shortfall
         topic = c.topics[int(order[0])]
