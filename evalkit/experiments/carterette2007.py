@@ -1363,11 +1363,11 @@ def findings_markdown(results: ExperimentResults, dataset: str, *, prior=RTC_SMO
             f"{alpha_of(results):.0%}.")
         wrong = zero[zero["sign right"] == 0]
         if len(wrong):
-            worst = wrong.loc[(wrong["P(dMAP < 0)"] - 0.5).abs().idxmax()]
-            prob = worst["P(dMAP < 0)"]
+            confident_wrong = wrong.loc[(wrong["P(dMAP < 0)"] - 0.5).abs().idxmax()]  # not `worst`: used below
+            prob = confident_wrong["P(dMAP < 0)"]
             said = f"P(ΔMAP < 0) = {prob:.2g}" if prob < 0.5 else f"P(ΔMAP > 0) = {1 - prob:.2g}"
-            text += (f" The most confident wrong one, {worst['runs']}, had {said} on a true ΔMAP of "
-                     f"{worst['true dMAP']:+.3f}.")
+            text += (f" The most confident wrong one, {confident_wrong['runs']}, had {said} on a true ΔMAP of "
+                     f"{confident_wrong['true dMAP']:+.3f}.")
         lines.append(text)
     if low.any():
         lines.append(
