@@ -266,3 +266,18 @@ def test_lu_explorer_starts_where_the_estimators_differ(small):
     values = {name: float(est.score(name, 0.018)[row, t]) for name in ("LB", "Lin", "Wei", "La", "Lb")}
     spreads = np.ptp(np.stack([est.score(n, 0.018)[row] for n in values]), axis=0)
     assert spreads.max() > 0 and np.isclose(max(values.values()) - min(values.values()), spreads.max())
+
+
+def test_carterette_findings_with_a_confident_wrong_zero_judgment_trial_and_low_overlap_pairs(small, monkeypatch):
+    """Notebook 05 failed on TREC-8 (300 trials) with 'Too many indexers': the most confident wrong zero-judgment
+    trial overwrote the low-overlap accuracy table the next paragraph reads."""
+    data = carterette2007.TrialData.from_collection(small, depth=100)
+    results = carterette2007.run_experiment(data, n_trials=3, seed=5, scheduler="serial", progress=False,
+                                            max_judgments=200)
+    assert (results.pairs.overlap < 0.1).any()
+    zero = pd.DataFrame({"trial": [0, 1], "runs": ["a vs b", "c vs d"], "P(dMAP < 0)": [0.97, 0.02],
+                         "true dMAP": [0.01, -0.02], "sign right": [0.0, 0.0], "shortest list": [11, 12]})
+    monkeypatch.setattr(carterette2007, "zero_judgment_trials", lambda results: zero)
+    text = carterette2007.findings_markdown(results, "synthetic")
+    assert "The most confident wrong one, c vs d, had P(ΔMAP < 0) = 0.02" in text
+    assert "**The worst case.**" in text
