@@ -281,3 +281,24 @@ def test_carterette_findings_with_a_confident_wrong_zero_judgment_trial_and_low_
     text = carterette2007.findings_markdown(results, "synthetic")
     assert "The most confident wrong one, c vs d, had P(ΔMAP < 0) = 0.02" in text
     assert "**The worst case.**" in text
+
+
+def test_the_batch_takes_a_preset_for_every_notebook_and_refuses_an_unknown_one(tmp_path):
+    """``evalkit notebooks run -p preset class``: the tour (the quickest notebook) through the front door, on the
+    small synthetic collection; a preset that does not exist fails the notebook with a message naming the presets."""
+    from batch_helpers import run_cli
+
+    ok = run_cli("notebooks", "run", "00_tour", "--dataset", "synthetic", "--fast", "-p", "preset", "class",
+                 "--out", tmp_path / "ok", cwd=tmp_path)
+    assert ok.returncode == 0, ok.stderr[-2000:]
+    record = json.loads((tmp_path / "ok" / "batch.json").read_text())
+    assert record["parameters"] == {"preset": "class"}
+    executed = json.loads((tmp_path / "ok" / "00_tour.ipynb").read_text())
+    injected = next("".join(c["source"]) for c in executed["cells"]
+                    if "injected-parameters" in c["metadata"].get("tags", []))
+    assert 'preset = "class"' in injected
+    bad = run_cli("notebooks", "run", "00_tour", "--dataset", "synthetic", "--fast", "-p", "preset", "lecture",
+                  "--out", tmp_path / "bad", cwd=tmp_path)
+    assert bad.returncode == 1
+    failed = (tmp_path / "bad" / "00_tour.ipynb").read_text()
+    assert "unknown preset 'lecture'" in failed and "'class', 'paper'" in failed
