@@ -302,3 +302,28 @@ def test_the_batch_takes_a_preset_for_every_notebook_and_refuses_an_unknown_one(
     assert bad.returncode == 1
     failed = (tmp_path / "bad" / "00_tour.ipynb").read_text()
     assert "unknown preset 'lecture'" in failed and "'class', 'paper'" in failed
+
+
+def test_log_axis_ticks_label_plotted_values_only():
+    """02's Figure 3 in a small sweep: matplotlib labelled minor ticks on a log axis spanning under two decades, and
+    they overlapped; the axis is labelled at (a spread of) the plotted values instead."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from evalkit import plots
+
+    fig, ax = plt.subplots()
+    values = [3.4, 6.0, 13.0, 23.0, 44.0, 99.0, 3.4]
+    ax.plot(values, values)
+    plots.log_axis_ticks(ax, values)
+    fig.canvas.draw()
+    assert ax.get_xscale() == "log"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["3.4", "6", "13", "23", "44", "99"]
+    assert list(ax.xaxis.get_minorticklocs()) == []
+    many = np.geomspace(1, 100, 20)
+    plots.log_axis_ticks(ax, many, max_ticks=5)
+    ticks = ax.get_xticks()
+    assert len(ticks) <= 5 and ticks[0] == many[0] and ticks[-1] == many[-1]
+    plt.close(fig)
