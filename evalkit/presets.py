@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-__all__ = ["PRESET_NAMES", "DEFAULT_PRESET", "Settings", "resolve"]
+__all__ = ["PRESET_NAMES", "DEFAULT_PRESET", "Settings", "resolve", "spread"]
 
 #: the presets a notebook's ``preset`` parameter takes ("fast" is the separate ``fast`` parameter)
 PRESET_NAMES = ("class", "paper")
@@ -92,3 +92,23 @@ def resolve(presets: Mapping[str, Mapping], preset: str = DEFAULT_PRESET, fast: 
     for key in given:
         values.setdefault(key, None)
     return Settings(chosen, values, presets["paper"], set(explicit))
+
+
+def spread(values, n: int | None, log: bool = True) -> list:
+    """At most ``n`` of the sorted ``values``, spread evenly (in log space when ``log``), the smallest and largest
+    kept: a "class" sweep at fewer points over the same range (None or ``n >= len(values)``: all of them).
+
+    >>> spread([1, 2, 3, 4, 5, 10, 20, 30, 40, 50], 6)
+    [1, 2, 5, 10, 20, 50]
+    """
+    values = sorted(values)
+    if n is None or int(n) >= len(values) or len(values) < 2:
+        return list(values)
+    import numpy as np
+
+    n = max(int(n), 2)
+    points = np.asarray(values, float)
+    scale = np.log(points) if log and points.min() > 0 else points
+    targets = np.linspace(scale[0], scale[-1], n)
+    chosen = sorted({int(np.argmin(np.abs(scale - t))) for t in targets})
+    return [values[i] for i in chosen]

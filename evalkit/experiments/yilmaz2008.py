@@ -1275,16 +1275,15 @@ def stratified_explorer(data, k: int = 10, ratio: Sequence[float] = (3.0, 1.5, 1
 # ------------------------------------------------------------------------------------------ run-size presets
 
 #: the notebook's sizes per preset (:mod:`evalkit.presets`). "paper": 100 samples per p to validate the
-#: intervals, Figures 3-4 at ten depths with 10 trials each, 5 trials of the smoothing study. "class": 10
-#: samples per p (the KS test is weaker, so more runs pass it; the bias columns still show the shift), six depths
-#: spread over the same range (1 to 50) with 2 trials each (xinfAP's lead over infAP holds at every depth on
-#: TREC-8; the min-max bands are narrower), 2 smoothing trials. "fast": the tests'.
+#: intervals, Figures 3-4 at every depth of the sweep with 10 trials each, 5 trials of the smoothing study.
+#: "class": 10 samples per p (the KS test is weaker, so more runs pass it; the bias columns still show the
+#: shift), 6 of the sweep's depths spread over the same range (:func:`evalkit.presets.spread`; 1, 2, 5, 10, 20,
+#: 50 on TREC-8) with 2 trials each (xinfAP's lead over infAP holds at every depth on TREC-8; the min-max bands
+#: are narrower), 2 smoothing trials. "fast": the tests' (``plan(fast=True)`` picks its depths).
 PRESETS = {
-    "paper": {"validation_trials": 100, "sweep_trials": 10, "sweep_depths": [1, 2, 3, 4, 5, 10, 20, 30, 40, 50],
-              "smoothing_trials": 5},
-    "class": {"validation_trials": 10, "sweep_trials": 2, "sweep_depths": [1, 2, 5, 10, 20, 50],
-              "smoothing_trials": 2},
-    "fast": {"validation_trials": 10, "sweep_trials": 2, "sweep_depths": [1, 5, 20], "smoothing_trials": 2},
+    "paper": {"validation_trials": 100, "sweep_trials": 10, "sweep_points": None, "smoothing_trials": 5},
+    "class": {"validation_trials": 10, "sweep_trials": 2, "sweep_points": 6, "smoothing_trials": 2},
+    "fast": {"validation_trials": 10, "sweep_trials": 2, "sweep_points": None, "smoothing_trials": 2},
 }
 
 
