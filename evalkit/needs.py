@@ -31,8 +31,10 @@ __all__ = [
     "MIN_JUDGED_RUNS",
     "judged_mask",
     "judged_depth_of",
+    "judged_depth_rule",
     "require_judged_runs",
     "require_judged_depth",
+    "require_known_judged_depth",
     "require_judged_groups",
     "require_topics",
     "require_runs",
@@ -125,8 +127,12 @@ def judged_depth_of(collection) -> int | None:
     return int(depth) if depth > 0 else None
 
 
-def _depth_rule(collection) -> str:
+def judged_depth_rule(collection) -> str:
+    """Which rule gave the collection's judged depth (its metadata's, else derived from the judged runs' pool)."""
     return collection.metadata.get("judged_depth_rule", "derived from the judged runs' pool")
+
+
+_depth_rule = judged_depth_rule
 
 
 # ------------------------------------------------------------------------------------------------ checks
@@ -150,8 +156,19 @@ def require_judged_depth(collection, depth: int, parameter: str, why: str | None
                 f"no judged depth (rule: {_judged_rule(collection)})", _HOW_JUDGED)
     require(depth <= judged, f"judgments to depth {depth} ({why})",
             f"judged depth {judged} ({_depth_rule(collection)})",
-            f"Set {parameter} within depth {judged}, or \"judged_depth\" in collection.json if the pools were "
-            "deeper.")
+            f"Keep the parameter {parameter} at or below depth {judged}, or set \"judged_depth\" in collection.json "
+            "if the pools were deeper.")
+    return judged
+
+
+def require_known_judged_depth(collection, why: str) -> int:
+    """A judged depth, from the metadata or the judged runs' pool (``why``: what relies on it); returns it. For a
+    notebook that asks the qrels about documents of any run rather than pooling from the judged runs."""
+    judged = judged_depth_of(collection)
+    require(judged is not None, f"to know how deep the qrels go {why}",
+            f"no judged depth (rule: {_judged_rule(collection)})",
+            "Set \"judged_depth\" in collection.json, or say which runs contributed to the pools: a 'judged' column "
+            "(yes/no) in runs_table.tsv (README, For reviewers).")
     return judged
 
 

@@ -1,12 +1,12 @@
-"""Every needs-check of notebooks 00, 01, 03 and 04 (their experiment modules' plan()), with the sentence it
-prints, and the scaled defaults, on simulated collections written as TREC files and loaded through the front door."""
+"""Every needs-check of notebooks 00-05 (their experiment modules' plan()), with the sentence it prints, and the
+scaled defaults, on simulated collections written as TREC files and loaded through the front door."""
 
 from __future__ import annotations
 
 import pytest
 
 from evalkit.datasets import load_dataset
-from evalkit.experiments import lu2017, soboroff2007, tour, voorhees2014
+from evalkit.experiments import carterette2007, lu2017, soboroff2007, tour, voorhees2014, yilmaz2008
 from evalkit.needs import NeedsNotMet, require_runs, scale_depth, scale_depths, scale_k
 from evalkit.simulate import write_collection
 
@@ -26,6 +26,8 @@ def collections(tmp_path_factory):
         "depth1": ("shallow", {**SMALL, "judged_depth": 1}),              # pools one rank deep
         "one_group": ("tiny", {"size_pmf": [0, 0, 1], "judged_per_group": 3}),  # 3 judged runs, one group
         "two_topics": ("tiny", {"n_topics": 2, "topic_ids": ["a", "b"]}),
+        "tiny": ("tiny", {}),                                             # 3 runs, 5 topics, judged depth 20
+        "two_runs": ("tiny", {"n_runs": 2}),
     }
     return {name: load_dataset(str(write_collection(root / name, preset, **options)))
             for name, (preset, options) in specs.items()}
@@ -49,7 +51,7 @@ def test_tour_needs_judged_runs(collections):
 def test_tour_checks_depths_the_user_set(collections):
     assert sentence(lambda: tour.plan(collections["shallow"], pool_depths=[1, 10])) == (
         "This notebook needs judgments to depth 10 (pool_depths = 10); the collection has judged depth 7 "
-        "(collection.json 'judged_depth'). Set pool_depths within depth 7, or \"judged_depth\" in collection.json "
+        "(collection.json 'judged_depth'). Keep the parameter pool_depths at or below depth 7, or set \"judged_depth\" in collection.json "
         "if the pools were deeper.")
     assert sentence(lambda: tour.plan(collections["shallow"], slider_depth=8)).startswith(
         "This notebook needs judgments to depth 8 (slider_depth = 8)")
@@ -80,8 +82,8 @@ def test_voorhees_needs_judged_runs_and_topics(collections):
 def test_voorhees_checks_strategies_the_user_wrote(collections):
     assert sentence(lambda: voorhees2014.plan(collections["shallow"], ["pool15", "[1-5]@1+[6-20]@0.5"])) == (
         "This notebook needs judgments to depth 20 (strategy '[1-5]@1+[6-20]@0.5' samples down to rank 20); the "
-        "collection has judged depth 7 (collection.json 'judged_depth'). Set strategies within depth 7, or "
-        "\"judged_depth\" in collection.json if the pools were deeper.")
+        "collection has judged depth 7 (collection.json 'judged_depth'). Keep the parameter strategies at or below depth 7, or "
+        "set \"judged_depth\" in collection.json if the pools were deeper.")
     assert sentence(lambda: voorhees2014.plan(collections["depth1"], ["3strata", "2strata"])) == (
         "This notebook needs a sampling strategy that fits in the 1 judged rank(s); the collection has judged "
         "depth 1, too shallow for 3strata, 2strata. Pass strategies with fewer strata (e.g. \"[1-1]@1\"), or set "
@@ -99,6 +101,103 @@ def test_voorhees_scales_the_presets(collections):
     assert [s.name for s in dropped.strategies] == ["pool15", "pool25", "1stratum"]
     assert "dropped 2strata, 3strata, medical2012 (more strata than the 1 judged ranks)" in str(dropped)
     assert voorhees2014.plan(collections["one_group"]).notes[-1] == "each trial pools from 1 of the 3 judged runs"
+
+
+# ------------------------------------------------------------------------------------------------ 02 Yilmaz
+
+
+def test_yilmaz_needs(collections):
+    assert sentence(lambda: yilmaz2008.plan(collections["unmarked"])) == (
+        "This notebook needs at least 2 judged runs (runs that contributed to the pools) to build the pool every "
+        "sample is drawn from; " + UNMARKED_HAS + HOW)
+    assert sentence(lambda: yilmaz2008.plan(collections["depth1"])) == (
+        "This notebook needs judgments at least 4 ranks deep (Figure 4 judges a depth-1 pool and samples three "
+        "strata below it); the collection has judged depth 1 (collection.json 'judged_depth'). Give "
+        "\"judged_depth\" in collection.json if the pools were deeper.")
+    assert sentence(lambda: yilmaz2008.plan(collections["shallow"], p_values=[0.5, 1.5])) == (
+        "This notebook needs sampling rates in (0, 1] (p_values = [0.5, 1.5]); the collection has [1.5] outside "
+        "it. Set p_values to shares of the pool, e.g. [0.1, 0.2, 0.3].")
+
+
+def test_yilmaz_checks_depths_the_user_set(collections):
+    shallow = collections["shallow"]
+    assert sentence(lambda: yilmaz2008.plan(shallow, pool_depth=50)) == (
+        "This notebook needs judgments to depth 50 (pool_depth = 50); the collection has judged depth 7 "
+        "(collection.json 'judged_depth'). Keep the parameter pool_depth at or below depth 7, or set \"judged_depth\" in collection.json if "
+        "the pools were deeper.")
+    assert sentence(lambda: yilmaz2008.plan(shallow, pool_depth=3)) == (
+        "This notebook needs a pool at least 4 deep (pool_depth = 3: Figure 4 samples three strata below a depth-1 "
+        "pool); the collection has judged depth 7. Set pool_depth between 4 and 7.")
+    assert sentence(lambda: yilmaz2008.plan(shallow, sweep_depths=[2, 7])) == (
+        "This notebook needs pool depths k from 1 to 6, below the pool depth 7 (sweep_depths = [2, 7]: the rest of "
+        "the pool is sampled); the collection has pool depth 7 (judged depth 7). Drop [7] from sweep_depths.")
+    assert sentence(lambda: yilmaz2008.plan(shallow, figure2_depths=[])).endswith(
+        "Give figure2_depths at least one depth.")
+    user = yilmaz2008.plan(shallow, pool_depth=6, sweep_depths=[1, 5], figure2_depths=[3])
+    assert (user.pool_depth, user.sweep_depths, user.figure2_depths, user.strata_example_depth) == (6, [1, 5], [3], 1)
+    assert str(user) == "02_yilmaz2008 on shallow (simulated): the paper's settings fit this collection."
+
+
+def test_yilmaz_scales_the_pool_to_the_judged_depth(collections):
+    plan = yilmaz2008.plan(collections["shallow"])
+    assert str(plan) == (
+        "02_yilmaz2008 on shallow (simulated): the truth is the depth-7 pool of the judged runs (the judged depth; "
+        "the paper's depth-100 pool is as deep as TREC-8 was judged); the depths k scaled by 7/100: Figures 3-4 "
+        "k = [1, 2, 3, 4] (the paper's 1-50), Figure 2 k = [1] (the paper's 10, 5, 1).")
+    assert (plan.pool_depth, plan.sweep_depths, plan.figure2_depths, plan.strata_example_depth) == (7, [1, 2, 3, 4],
+                                                                                                    [1], 1)
+    assert (plan.validation_trials, plan.sweep_trials) == (100, 10)
+    fast = yilmaz2008.plan(collections["tiny"], fast=True)
+    assert (fast.pool_depth, fast.sweep_depths, fast.figure2_depths, fast.validation_trials, fast.sweep_trials) == (
+        20, [1, 6, 10], [2, 1], 10, 2)
+    gold = yilmaz2008.prepare(collections["shallow"], depth=plan.pool_depth)
+    assert gold.depth == 7 and gold.n_pooled == len(collections["shallow"].qrels)  # the pool is what was judged
+
+
+# ------------------------------------------------------------------------------------------------ 05 Carterette
+
+
+def test_carterette_needs(collections):
+    assert sentence(lambda: carterette2007.plan(collections["unmarked"])) == (
+        "This notebook needs to know how deep the qrels go (MTC and RTC ask them about any document of a run's top "
+        "100; past the judged depth an unjudged document would count as nonrelevant); the collection has no judged "
+        "depth (rule: derived: every document of the run's top 100 is in the qrels, on every topic). Set "
+        "\"judged_depth\" in collection.json, or say which runs contributed to the pools: a 'judged' column (yes/no) "
+        "in runs_table.tsv (README, For reviewers).")
+    assert sentence(lambda: carterette2007.plan(collections["two_runs"])) == (
+        "This notebook needs at least 3 runs (two original runs whose judgments are reused on a new one); the "
+        "collection has 2. No parameter changes this: point dataset at a collection with more runs.")
+    tiny = collections["tiny"]
+    assert sentence(lambda: carterette2007.plan(tiny, k=5)) == (
+        "This notebook needs at least 5 runs (k = 5); the collection has 3. Set k to at most 3.")
+    assert sentence(lambda: carterette2007.plan(tiny, c=3)) == (
+        "This notebook needs more runs a trial than original runs (c = 3, k = 3: the judgments built for the c "
+        "original runs are reused on the k - c new ones); the collection has 3 runs. Set c to at most 2.")
+    assert sentence(lambda: carterette2007.plan(collections["shallow"], k=3, c=3)).endswith(
+        "the collection has 20 runs. Set c to at most 2, or k to at least 4.")
+    assert sentence(lambda: carterette2007.plan(collections["shallow"], depth=50)) == (
+        "This notebook needs judgments to depth 50 (depth = 50); the collection has judged depth 7 (collection.json "
+        "'judged_depth'). Keep the parameter depth at or below depth 7, or set \"judged_depth\" in collection.json if the pools were deeper.")
+    with pytest.raises(ValueError, match="c must be >= 2"):
+        carterette2007.plan(tiny, c=1)
+
+
+def test_carterette_scales_runs_and_depth(collections):
+    tiny = carterette2007.plan(collections["tiny"])
+    assert str(tiny) == (
+        "05_carterette2007 on tiny (simulated): k = 3 runs a trial (3 pairs; the paper's 10: the collection has 3 "
+        "runs); lists cut at depth 20 (the judged depth; the paper's 100 is as deep as ad hoc 99 was judged).")
+    assert (tiny.k, tiny.c, tiny.depth, tiny.pairs, tiny.trials, tiny.max_judgments) == (3, 2, 20, 3, 300, None)
+    shallow = carterette2007.plan(collections["shallow"], fast=True)
+    assert (shallow.k, shallow.depth, shallow.pairs) == (10, 7, 45)
+    assert (shallow.trials, shallow.prior_trials, shallow.strength_trials, shallow.widget_trials,
+            shallow.max_judgments) == (4, 2, 1, 1, 300)
+    user = carterette2007.plan(collections["shallow"], k=4, c=3, depth=5)
+    assert (user.k, user.c, user.depth, user.pairs) == (4, 3, 5, 6) and user.notes == []  # set, so not scaled
+    data = carterette2007.TrialData.from_collection(collections["tiny"], depth=tiny.depth)
+    results = carterette2007.run_experiment(data, n_trials=2, seed=1, scheduler="serial", progress=False, k=tiny.k,
+                                            c=tiny.c, max_judgments=20)  # 3 runs: no draw of 10 out of 3
+    assert len(results.pairs) == 2 * tiny.pairs and data.docs.shape[2] == 20
 
 
 # ------------------------------------------------------------------------------------------------ 03 Soboroff
@@ -146,7 +245,7 @@ def test_lu_needs(collections):
         "collection has judged depth 1. Give \"judged_depth\" in collection.json if the pools were deeper.")
     assert sentence(lambda: lu2017.plan(collections["shallow"], reference_depth=50)) == (
         "This notebook needs judgments to depth 50 (reference_depth = 50); the collection has judged depth 7 "
-        "(collection.json 'judged_depth'). Set reference_depth within depth 7, or \"judged_depth\" in "
+        "(collection.json 'judged_depth'). Keep the parameter reference_depth at or below depth 7, or set \"judged_depth\" in "
         "collection.json if the pools were deeper.")
     assert sentence(lambda: lu2017.plan(collections["shallow"], depths=[3, 7])) == (
         "This notebook needs pool depths d' < the reference depth d = 7 (depths = [3, 7]); the collection has d = 7 "
@@ -167,11 +266,16 @@ def test_lu_scales_to_the_judged_depth(collections):
 
 
 def test_trec8_fits_every_paper_default(trec8):
-    for module in (tour, voorhees2014, soboroff2007, lu2017):
+    for module in (tour, voorhees2014, yilmaz2008, soboroff2007, lu2017, carterette2007):
         plan = module.plan(trec8)
         assert plan.notes == [], str(plan)
         assert str(plan).endswith("on trec8: the paper's settings fit this collection.")
     assert [s.name for s in voorhees2014.plan(trec8).strategies] == list(voorhees2014.DEFAULT_STRATEGIES)
+    yilmaz = yilmaz2008.plan(trec8)
+    assert (yilmaz.pool_depth, yilmaz.sweep_depths, yilmaz.figure2_depths, yilmaz.strata_example_depth) == (
+        100, list(yilmaz2008.FIGURE3_DEPTHS), list(yilmaz2008.FIGURE2_DEPTHS), 10)
+    carterette = carterette2007.plan(trec8)
+    assert (carterette.k, carterette.c, carterette.depth, carterette.pairs) == (10, 2, 100, 45)
 
 
 # ------------------------------------------------------------------------------------------------ helpers

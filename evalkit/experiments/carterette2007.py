@@ -5,7 +5,8 @@ with MTC (p = 0.5) and with RTC (expert aggregation, re-estimated every 10th jud
 P(dMAP < 0) >= 0.95 or <= 0.05 (Algorithm 1). Then, with no further judgments, estimate relevance for every
 document the k runs retrieve (MTC: 0.5; RTC: the Sec. 3 model with the k runs as experts), EMAP for the k runs
 and P(dMAP < 0) for all k (k - 1) / 2 pairs. Truth: MAP on the full qrels with every list cut at 100. IP judges
-the originals' documents in rank order for as many judgments as MTC made, unjudged = nonrelevant.
+the originals' documents in rank order for as many judgments as MTC made, unjudged = nonrelevant. On another
+collection :func:`plan` cuts the lists at its judged depth (when less than 100) and takes k = min(10, runs).
 
 Analysis (pure functions of the per-pair / per-trial DataFrames :func:`run_experiment` returns):
 :func:`table2` (confidence bins, W-bar, judgments, tau), :func:`hypothesis_tests`, :func:`figure2_data`,
@@ -47,10 +48,14 @@ from scipy import stats as sps
 from ..collection import Collection, JudgedSet
 from ..confidence import ExpertAggregation, estimate_runs, incremental_pooling, judged_map, mtc, rtc
 from ..measures import average_precision
+from ..needs import Plan, require, require_judged_depth, require_known_judged_depth, require_runs, scale_k
 from ..parallel import run_trials
 from ..stats import kendall_tau
 
 __all__ = [
+    "PAPER_DEPTH",
+    "PAPER_K",
+    "plan",
     "TrialData",
     "ExperimentResults",
     "carterette_trial",
@@ -239,6 +244,72 @@ class TrialData:
             run_names=np.asarray(cut.run_names),
             name=cut.name,
         )
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# what the notebook needs from a collection
+# ----------------------------------------------------------------------------------------------------------------
+
+#: the paper's lists: TREC's top 100 of each run, as deep as ad hoc 99 (TREC-8) was judged
+PAPER_DEPTH = 100
+#: the paper's runs a trial
+PAPER_K = 10
+
+
+def plan(collection: Collection, k: int = PAPER_K, c: int = 2, depth: int = PAPER_DEPTH, *, trials: int = 300,
+         prior_trials: int = 300, strength_trials: int = 30, widget_trials: int = 4,
+         max_judgments: int | None = None, fast: bool = False) -> Plan:
+    """What the Sec. 4 experiment needs from ``collection``, and the settings it will use there
+    (:mod:`evalkit.needs`).
+
+    Needs: a known judged depth (MTC and RTC ask the qrels about any document of the k runs' lists; past the
+    judged depth an unjudged document would count as nonrelevant without having been judged); at least 3 runs
+    (two original runs and at least one new run: the paper's question is reuse on new runs); c < k (c >= 2, else a
+    ValueError). The paper's lists are cut at 100, TREC-8's judged depth: on a collection judged less deep they are
+    cut at the judged depth (and at the runs' depth); a ``depth`` the user set is checked against the judged depth. The
+    paper's k = 10 runs a trial becomes min(10, runs) (:func:`evalkit.needs.scale_k`), so a trial has
+    k (k - 1) / 2 pairs; a k the user set is checked. ``fast``: at most 4 trials (2 with the paper's prior, 1 a
+    prior strength and in the widget) and 300 judgments an algorithm and trial.
+
+    Parameters: ``k``, ``c``, ``depth`` (lists cut there; the truth is MAP at that depth on the full qrels),
+    ``pairs`` (per trial), ``trials``, ``prior_trials``, ``strength_trials``, ``widget_trials``, ``max_judgments``.
+    """
+    judged = require_known_judged_depth(collection, f"(MTC and RTC ask them about any document of a run's top "
+                                                    f"{depth}; past the judged depth an unjudged document would "
+                                                    "count as nonrelevant)")
+    require(collection.n_runs >= 3, "at least 3 runs (two original runs whose judgments are reused on a new one)",
+            f"{collection.n_runs}", "No parameter changes this: point dataset at a collection with more runs.")
+    notes = []
+    runs = scale_k(k, collection, default=PAPER_K)
+    if runs != int(k):
+        notes.append(f"k = {runs} runs a trial ({runs * (runs - 1) // 2} pairs; the paper's {PAPER_K}: the "
+                     f"collection has {collection.n_runs} runs)")
+    require_runs(collection, runs, "k")
+    if int(c) < 2:
+        raise ValueError(f"c must be >= 2 (the judgments are built for the pair of the first two runs), got {c}")
+    require(int(c) < runs, f"more runs a trial than original runs (c = {int(c)}, k = {runs}: the judgments built "
+            "for the c original runs are reused on the k - c new ones)", f"{collection.n_runs} runs",
+            f"Set c to at most {runs - 1}" + (f", or k to at least {int(c) + 1}." if int(c) < collection.n_runs
+                                              else "."))
+    top = min(judged, collection.depth)
+    if int(depth) == PAPER_DEPTH:
+        cut = min(PAPER_DEPTH, top)
+        if cut < PAPER_DEPTH:
+            notes.append(f"lists cut at depth {cut} (the judged depth; the paper's 100 is as deep as ad hoc 99 "
+                         "was judged)")
+    else:
+        cut = int(depth)
+        require(cut >= 1, f"lists at least 1 deep (depth = {cut})", f"judged depth {judged}",
+                f"Set depth between 1 and {top}.")
+        require_judged_depth(collection, cut, "depth")
+    if fast:
+        trials, prior_trials = min(int(trials), 4), min(int(prior_trials), 2)
+        strength_trials, widget_trials = min(int(strength_trials), 1), min(int(widget_trials), 1)
+        max_judgments = max_judgments or 300
+    return Plan("05_carterette2007", collection.name, {
+        "k": runs, "c": int(c), "depth": cut, "pairs": runs * (runs - 1) // 2, "trials": int(trials),
+        "prior_trials": int(prior_trials), "strength_trials": int(strength_trials),
+        "widget_trials": int(widget_trials), "max_judgments": max_judgments}, notes)
 
 
 def _overlaps(universe, pairs: np.ndarray, kind: str) -> np.ndarray:
@@ -1185,6 +1256,9 @@ def explorer(data: TrialData | Collection, n_trials: int = 4, seed: int = 2007, 
 # ----------------------------------------------------------------------------------------------------------------
 
 PAPER = "Carterette 2007"
+#: the collections the paper's figures come from (:attr:`evalkit.report.Claim.paper_dataset`): Table 5's ad hoc 99
+#: column (TREC-8) and the pooled ad hoc 94 + 96-99 of Tables 2-4
+ADHOC99, POOLED = "ad hoc 99", "pooled ad hoc 94+96-99"
 
 
 def _w_verdict(w_bar: float) -> str:
@@ -1211,7 +1285,7 @@ def claims(results: ExperimentResults, dataset: str, *, prior=RTC_SMOOTHED["prio
     coefficient-uncertainty option (beyond the paper); ``strength`` :func:`prior_strength_table` on this dataset;
     ``variance`` :func:`variance_monte_carlo`; ``footnote`` :func:`footnote_check`; ``toy``
     :func:`toy_distribution`."""
-    from ..report import Claim
+    from ..report import THIS_COLLECTION, Claim
 
     t2, summary, tests = table2(results), table2_summary(results), hypothesis_tests(results)
     acc = t2[("RTC", "accuracy")]
@@ -1237,11 +1311,11 @@ def claims(results: ExperimentResults, dataset: str, *, prior=RTC_SMOOTHED["prio
               "(Table 5, ad hoc 99)", " ".join(f"{v:.3f}" for v in PAPER_ADHOC99["accuracy"].values()),
               " ".join(f"{v:.3f}" for v in acc) + f" ({robust_bins}/7 bins robust)", dataset,
               "yes" if robust_bins == 7 else "partly" if robust_bins >= 4 else "no",
-              f"{source}; the paper's Beta(1, 1) was trained on TREC-4"),
+              f"{source}; the paper's Beta(1, 1) was trained on TREC-4", paper_dataset=ADHOC99, kind="direction"),
         Claim(PAPER, "RTC's bookmaker winnings are close to 0 (Table 5 ad hoc 99; Table 2 pooled)",
               "W̄ = -0.44 (ad hoc 99), -0.39 (pooled)", f"W̄ = {w_rtc:.2f} ({source})", dataset,
               _w_verdict(w_rtc), f"MTC's W̄ here: {w_mtc:.2f}; few very confident mistakes in the 1.0 bin dominate W̄ "
-              "(-W capped at 100)"),
+              "(-W capped at 100)", paper_dataset=ADHOC99),
     ]
     if paper_prior is not None:
         s = rtc_summary(paper_prior)
@@ -1253,41 +1327,46 @@ def claims(results: ExperimentResults, dataset: str, *, prior=RTC_SMOOTHED["prio
                          "W̄ = -0.44, median 179 judgments", _describe(s) + best, dataset, _w_verdict(s["W_bar"]),
                          "the fitted model tilts the mean p of one run's documents against the other's, and "
                          "SD[dMAP] over all topics is too small to absorb the tilt: the sign is decided after 10 "
-                         "judgments (Section 4)"))
+                         "judgments (Section 4)", paper_dataset=ADHOC99))
     if paper_prior_uncertainty is not None:
         s = rtc_summary(paper_prior_uncertainty)
         out.append(Claim(PAPER, "beyond the paper: RTC at Beta(1, 1) with the coefficients' uncertainty added to "
                          "Var[dMAP] (Laplace + delta method)", "W̄ = -0.44, median 179 (ad hoc 99); 4.7% in the 1.0 "
                          "bin (pooled)", _describe(s), dataset, _w_verdict(s["W_bar"]),
-                         "an option of the kit, off by default; not the paper's model"))
+                         "an option of the kit, off by default; not the paper's model", paper_dataset=ADHOC99))
     out += [
         Claim(PAPER, "MTC (p = 0.5) overstates confidence on new runs (Table 2)", "W̄ = -5.34; accuracy 0.683 in the 1.0 bin",
               f"W̄ = {w_mtc:.2f}; accuracy {t2.loc['1.0', ('MTC', 'accuracy')]:.3f} in the 1.0 bin", dataset,
-              ("yes" if w_mtc < w_rtc else "no") if np.isfinite(w_mtc) else ""),
+              ("yes" if w_mtc < w_rtc else "no") if np.isfinite(w_mtc) else "", "rated on MTC's W̄ below RTC's",
+              paper_dataset=POOLED, kind="direction"),
         Claim(PAPER, "RTC needs fewer judgments than MTC to reach 95% on the first pair (paired Wilcoxon)",
               "median 251 vs 235 (pooled; ad hoc 99 RTC 179), p < 0.0001",
               f"median {median['MTC']:g} vs {median['RTC']:g}, p = {wilcoxon_p:.2g}", dataset,
-              "yes" if median["RTC"] < median["MTC"] and wilcoxon_p < 0.05 else "partly"),
+              "yes" if median["RTC"] < median["MTC"] and wilcoxon_p < 0.05 else "partly", paper_dataset=POOLED,
+              kind="direction"),
         Claim(PAPER, "RTC ranks the k runs better than MTC (mean Kendall tau, paired t-test)",
               "0.555 vs 0.393 (pooled; ad hoc 99 RTC 0.532), p < 0.0001",
               f"{tau['RTC']:.3f} vs {tau['MTC']:.3f}, p = {tau_p:.2g}", dataset,
-              "yes" if tau["RTC"] > tau["MTC"] and tau_p < 0.05 else "partly"),
+              "yes" if tau["RTC"] > tau["MTC"] and tau_p < 0.05 else "partly", paper_dataset=POOLED,
+              kind="direction"),
         Claim(PAPER, "IP's tau at MTC's number of judgments is not significantly different from MTC's",
               "0.398 vs 0.393, not significant", f"{tau['IP']:.3f} vs {tau['MTC']:.3f}, p = {ip_p:.2g}", dataset,
-              "yes" if ip_p >= 0.05 else "partly"),
+              "yes" if ip_p >= 0.05 else "partly", paper_dataset=POOLED, kind="direction"),
         Claim(PAPER, "pairs of two new runs are the best calibrated (Table 3, W̄ by pair type)",
               "two -1.11, one -0.87, no original -0.27", ", ".join(f"{g.split()[0]} {v:.2f}" for g, v in t3_w.items()),
-              dataset, "yes" if t3_w["no original"] >= max(t3_w.values()) else "no"),
+              dataset, "yes" if t3_w["no original"] >= max(t3_w.values()) else "no", paper_dataset=POOLED,
+              kind="direction"),
         Claim(PAPER, "RTC stays robust for runs sharing 0-10% of documents (Table 4; text: RTC 0.876 vs MTC, IP 0.60)",
               "W̄ = +0.44; accuracy RTC 0.876, MTC 0.60, IP 0.60",
               f"W̄ = {low_overlap:.2f}; accuracy " + ", ".join(f"{a} {v:.3f}" for a, v in worst["accuracy"].items())
               + f" ({int(worst['pairs'].iloc[0])} pairs)", dataset, _w_verdict(low_overlap) if low_overlap < 0 else
-              ("yes" if np.isfinite(low_overlap) else "")),
+              ("yes" if np.isfinite(low_overlap) else ""), paper_dataset=POOLED),
     ]
     if toy is not None:
         half = toy.loc[toy["AP"] == 0.5, "probability"].sum()
         out.append(Claim(PAPER, "toy example (Sec. 2.1): P(AP = 1/2)", "0.056", f"{half:.3f}", "toy example", "no",
-                         "0.056 is P(A, C relevant, B not), whose AP is 7/12; P(AP = 0) = 0.036 agrees"))
+                         "0.056 is P(A, C relevant, B not), whose AP is 7/12; P(AP = 0) = 0.036 agrees",
+                         paper_dataset="toy example"))
     if variance is not None or footnote is not None:
         parts = []
         if footnote is not None:
@@ -1296,10 +1375,12 @@ def claims(results: ExperimentResults, dataset: str, *, prior=RTC_SMOOTHED["prio
         if variance is not None:
             parts.append(f"two-run universe {variance['median ratio'].iloc[1]:.1f}x (median over topics); "
                          f"dMAP {variance['median ratio'].iloc[-1]:.2f}x")
+        checked_on = dataset if variance is not None else "simulated ranking"
         out.append(Claim(PAPER, "the closed forms for E[AP], Var[AP] have negligible error (footnote 1)",
-                         "error O(n 2^-n)", "; ".join(parts), dataset if variance is not None else "simulated ranking",
+                         "error O(n 2^-n)", "; ".join(parts), checked_on,
                          "no", "the denominator sum X is treated as the constant |R|; for dMAP, what confidence "
-                         "uses, the formula matches Monte Carlo"))
+                         "uses, the formula matches Monte Carlo",
+                         paper_dataset=THIS_COLLECTION))  # about a formula: its reference (Monte Carlo) is here
     return out
 
 

@@ -25,7 +25,8 @@ Reconstruction choices (the paper leaves them open; the notebook states them):
   the truth is AP (and trec_eval's nDCG) under the depth-100 pool of the judged runs, graded by the collection's
   qrels (:func:`prepare`). On TREC-8 that pool *is* the official qrels (86,830 judgments, the number the paper
   quotes); on a simulated collection with complete judgments it drops the relevant documents outside the pool,
-  which no sample of the pool can see.
+  which no sample of the pool can see. On a collection judged less than 100 deep, :func:`plan` takes the pool to
+  the judged depth instead (deeper, the qrels know nothing) and scales the depths k of Figures 2-4 with it.
 * **Pools** are built from the judged runs only; every run is scored (the paper's dots and pluses). Sec. 2 says
   "the entire depth-100 pool over all submitted runs", but the 86,830 judgments it cites are the official pool
   of the contributing runs; a deeper pool over all 129 runs would need judgments TREC never made.
@@ -83,6 +84,8 @@ from ..evaluation import score_matrix
 from ..inferred import (SAMPLE_EVAL_SMOOTHING, TREC_EVAL_SMOOTHING, infap_variance, inferred_measures,
                         trec_infap_oracle_above)
 from ..measures import kernels
+from ..needs import (MIN_JUDGED_RUNS, Plan, judged_depth_of, judged_depth_rule, require, require_judged_depth,
+                     require_judged_runs, scale_depth, scale_depths)
 from ..parallel import run_trials
 from ..sampling import depth_plus_random, depth_plus_strata, pool, uniform_sample
 from ..stats import kendall_tau_rows
@@ -101,6 +104,9 @@ __all__ = [
     "PAPER_KS_NOT_REJECTED",
     "PAPER_STATEMENTS",
     "PAPER_UNAVAILABLE",
+    "PAPER_POOL_DEPTH",
+    "MIN_POOL_DEPTH",
+    "plan",
     "Gold",
     "prepare",
     "random_judgments",
@@ -306,6 +312,90 @@ def agreement(truth: np.ndarray, estimates: np.ndarray) -> dict[str, np.ndarray]
     rho = np.divide(de @ dt, denom, out=np.full(len(est), np.nan), where=denom > 0)
     rms = np.sqrt(((est - truth[None, :]) ** 2).mean(axis=1))
     return {"tau": tau, "rho": rho, "rms": rms}
+
+
+# ------------------------------------------------------------------------------------------------ plan
+
+
+#: the paper's complete judgment set: TREC-8's depth-100 pool (footnote 2)
+PAPER_POOL_DEPTH = 100
+#: Figure 4's design needs a depth-k pool (k >= 1) and three strata below it, so a pool at least this deep
+MIN_POOL_DEPTH = 4
+
+
+def plan(collection: Collection, pool_depth: int = PAPER_POOL_DEPTH, p_values: Sequence[float] = P_VALUES,
+         sweep_depths: Sequence[int] = FIGURE3_DEPTHS, figure2_depths: Sequence[int] = FIGURE2_DEPTHS,
+         validation_trials: int = 100, sweep_trials: int = 10, fast: bool = False) -> Plan:
+    """What the notebook needs from ``collection``, and the depths it will use there (:mod:`evalkit.needs`).
+
+    Needs: at least 2 judged runs (they build the pool every sample is drawn from); a known judged depth of at
+    least :data:`MIN_POOL_DEPTH` (Figure 4 judges a depth-k pool and samples three strata below it); sampling
+    rates ``p_values`` in (0, 1]. The paper's truth is TREC-8's depth-100 pool (footnote 2), i.e. the pool as deep
+    as TREC judged it: on a collection judged less deep the truth is the pool to the judged depth D (deeper, the
+    qrels know nothing: a pooled document past D would count as nonrelevant without having been judged), and the
+    paper's depths k of Figures 2-4 (written for 100) are scaled by D / 100 (:func:`evalkit.needs.scale_depths`:
+    the share of the pool a depth-k stratum covers is kept, duplicates dropped, every k < D); the note says so.
+    A ``pool_depth`` the user set is checked against the judged depth, and depths k the user set must lie in
+    [1, pool depth) (the rest of the pool is sampled). ``fast``: at most 10 validation samples and 2 sweep trials;
+    the sweep keeps k = 1, 5, 20 (unscaled) or the first, middle and last scaled depth.
+
+    Parameters: ``pool_depth`` (the truth's depth), ``p_values``, ``sweep_depths`` (Figures 3 and 4),
+    ``figure2_depths``, ``strata_example_depth`` (the k of the 4-strata example: 10, scaled, at most pool depth
+    - 3), ``validation_trials``, ``sweep_trials``.
+    """
+    require_judged_runs(collection, MIN_JUDGED_RUNS, "to build the pool every sample is drawn from")
+    judged = judged_depth_of(collection)
+    require(judged is not None and judged >= MIN_POOL_DEPTH,
+            f"judgments at least {MIN_POOL_DEPTH} ranks deep (Figure 4 judges a depth-1 pool and samples three "
+            "strata below it)", f"judged depth {judged or 0} ({judged_depth_rule(collection)})",
+            "Give \"judged_depth\" in collection.json if the pools were deeper.")
+    rates = [float(p) for p in p_values]
+    bad = [p for p in rates if not 0 < p <= 1]
+    require(rates and not bad, f"sampling rates in (0, 1] (p_values = {rates})", f"{bad or 'none'} outside it",
+            "Set p_values to shares of the pool, e.g. [0.1, 0.2, 0.3].")
+    top = min(judged, collection.depth)
+    notes = []
+    if int(pool_depth) == PAPER_POOL_DEPTH:
+        depth = min(PAPER_POOL_DEPTH, top)
+        if depth < PAPER_POOL_DEPTH:
+            notes.append(f"the truth is the depth-{depth} pool of the judged runs (the judged depth; the paper's "
+                         "depth-100 pool is as deep as TREC-8 was judged)")
+    else:
+        depth = int(pool_depth)
+        require(depth >= MIN_POOL_DEPTH, f"a pool at least {MIN_POOL_DEPTH} deep (pool_depth = {depth}: Figure 4 "
+                "samples three strata below a depth-1 pool)", f"judged depth {judged}",
+                f"Set pool_depth between {MIN_POOL_DEPTH} and {top}.")
+        require_judged_depth(collection, depth, "pool_depth")
+
+    def depths_for(values, default, parameter):
+        values = [int(v) for v in values]
+        if tuple(values) == tuple(default) and depth < PAPER_POOL_DEPTH:
+            return scale_depths(values, depth, below=depth), True
+        bad = [v for v in values if not 1 <= v < depth]
+        require(values and not bad, f"pool depths k from 1 to {depth - 1}, below the pool depth {depth} "
+                f"({parameter} = {values}: the rest of the pool is sampled)",
+                f"pool depth {depth} (judged depth {judged})",
+                f"Drop {bad} from {parameter}." if bad else f"Give {parameter} at least one depth.")
+        return values, False
+
+    sweep, sweep_scaled = depths_for(sweep_depths, FIGURE3_DEPTHS, "sweep_depths")
+    figure2, figure2_scaled = depths_for(figure2_depths, FIGURE2_DEPTHS, "figure2_depths")
+    if sweep_scaled or figure2_scaled:
+        notes.append(f"the depths k scaled by {depth}/100: "
+                     + (f"Figures 3-4 k = {sweep} (the paper's 1-50)" if sweep_scaled else "")
+                     + (", " if sweep_scaled and figure2_scaled else "")
+                     + (f"Figure 2 k = {figure2} (the paper's 10, 5, 1)" if figure2_scaled else ""))
+    if fast:
+        validation_trials, sweep_trials = min(int(validation_trials), 10), min(int(sweep_trials), 2)
+        if sweep_scaled:
+            sweep = [sweep[i] for i in sorted({0, len(sweep) // 2, len(sweep) - 1})]
+        else:
+            sweep = [k for k in sweep if k in (1, 5, 20)] or sweep[:2]
+    example = max(1, min(scale_depth(10, depth), depth - 3))
+    return Plan("02_yilmaz2008", collection.name, {
+        "pool_depth": depth, "p_values": rates, "sweep_depths": sweep, "figure2_depths": figure2,
+        "strata_example_depth": example,
+        "validation_trials": int(validation_trials), "sweep_trials": int(sweep_trials)}, notes)
 
 
 # ------------------------------------------------------------------------------------------- samples
@@ -1074,7 +1164,7 @@ def claims(gold: Gold, fig1: pd.DataFrame | None = None, validation: CIValidatio
 
     paper = "Yilmaz, Kanoulas & Aslam 2008"
     data = gold.collection.name
-    out = [Claim(paper, "size of the depth-100 pool of the contributing runs (TREC-8)",
+    out = [Claim(paper, f"size of the depth-{gold.depth} pool of the contributing runs (TREC-8: depth 100)",
                  f"{PAPER_TREC8_JUDGMENTS:,}", f"{gold.n_pooled:,}", data,
                  ("yes" if gold.n_pooled == PAPER_TREC8_JUDGMENTS else "no") if data == "trec8" else "",
                  "the truth of every experiment here")]
@@ -1149,7 +1239,8 @@ def claims(gold: Gold, fig1: pd.DataFrame | None = None, validation: CIValidatio
         shares = "/".join(f"{s:.1%}" for s in f["share"])
         paper_shares = "/".join(f"{s:.1%}" for s in f["paper share"])
         close = np.nanmax(np.abs(f["share"] - f["paper share"])) <= 0.005
-        out.append(Claim(paper, "Fig. 2: share of the depth-100 pool judged by depth-" + "/".join(map(str, f.k))
+        out.append(Claim(paper, f"Fig. 2: share of the depth-{gold.depth} pool judged by depth-"
+                         + "/".join(map(str, f.k))
                          + " + equal random", paper_shares, shares, data,
                          ("yes" if close else "no") if data == "trec8" else "",
                          "the paper's shares are TREC-8's"))
@@ -1171,7 +1262,8 @@ def claims(gold: Gold, fig1: pd.DataFrame | None = None, validation: CIValidatio
                          f"all three at {int(d['all'].sum())} of {len(d)} depths (tau {int(d['tau'].sum())}, rho "
                          f"{int(d['rho'].sum())}, RMS {int(d['RMS'].sum())}); at k={int(k10.k.iloc[0])}: tau "
                          + ", ".join(f"{t:.3f}" for t in k10.tau) + " (xinfAP, infAP random, infAP depth+random)",
-                         data, "yes" if d["all"].all() else "partly" if d["all"].mean() >= 0.5 else "no"))
+                         data, "yes" if d["all"].all() else "partly" if d["all"].mean() >= 0.5 else "no",
+                         kind="direction"))
     if fig4 is not None:
         ap = dominance(fig4, FIGURE4_ESTIMATORS[0], [FIGURE4_ESTIMATORS[1]], ("tau", "RMS"))
         nd = dominance(fig4, FIGURE4_ESTIMATORS[2], [FIGURE4_ESTIMATORS[3]], ("tau", "RMS"))
@@ -1180,14 +1272,16 @@ def claims(gold: Gold, fig1: pd.DataFrame | None = None, validation: CIValidatio
                          "of the same size (tau and RMS)", "consistently, TREC 8, 9 and 10",
                          f"xinfAP: {int(ap['all'].sum())} of {len(ap)} depths; infNDCG: {int(nd['all'].sum())} "
                          f"of {len(nd)} depths (TREC-9/10 not run)", data,
-                         "yes" if ok else "partly" if (ap["all"].mean() + nd["all"].mean()) / 2 >= 0.5 else "no"))
+                         "yes" if ok else "partly" if (ap["all"].mean() + nd["all"].mean()) / 2 >= 0.5 else "no",
+                         kind="direction"))
         s = fig4.summary()
         rms = s.pivot(index="k", columns="estimator", values="RMS")
         out.append(Claim(paper, "Fig. 4: nDCG on random judgments has a high RMS error (it does not estimate)",
                          "high RMS", f"RMS nDCG (random) {rms[FIGURE4_ESTIMATORS[3]].min():.3f}-"
                          f"{rms[FIGURE4_ESTIMATORS[3]].max():.3f} vs infNDCG {rms[FIGURE4_ESTIMATORS[2]].min():.3f}-"
                          f"{rms[FIGURE4_ESTIMATORS[2]].max():.3f}", data,
-                         "yes" if (rms[FIGURE4_ESTIMATORS[3]] > rms[FIGURE4_ESTIMATORS[2]]).all() else "partly"))
+                         "yes" if (rms[FIGURE4_ESTIMATORS[3]] > rms[FIGURE4_ESTIMATORS[2]]).all() else "partly",
+                         kind="direction"))
     out.append(Claim(paper, "TREC-9 and TREC-10 panels", "same conclusions as TREC-8",
                      "not run: the data are not available here", data, "",
                      "point the notebook's dataset at a TREC-9/10 directory to run them"))
