@@ -325,7 +325,8 @@ MIN_POOL_DEPTH = 4
 
 def plan(collection: Collection, pool_depth: int = PAPER_POOL_DEPTH, p_values: Sequence[float] = P_VALUES,
          sweep_depths: Sequence[int] = FIGURE3_DEPTHS, figure2_depths: Sequence[int] = FIGURE2_DEPTHS,
-         validation_trials: int = 100, sweep_trials: int = 10, fast: bool = False) -> Plan:
+         validation_trials: int = 100, sweep_trials: int = 10, fast: bool = False,
+         sweep_points: int | None = None) -> Plan:
     """What the notebook needs from ``collection``, and the depths it will use there (:mod:`evalkit.needs`).
 
     Needs: at least 2 judged runs (they build the pool every sample is drawn from); a known judged depth of at
@@ -337,7 +338,9 @@ def plan(collection: Collection, pool_depth: int = PAPER_POOL_DEPTH, p_values: S
     the share of the pool a depth-k stratum covers is kept, duplicates dropped, every k < D); the note says so.
     A ``pool_depth`` the user set is checked against the judged depth, and depths k the user set must lie in
     [1, pool depth) (the rest of the pool is sampled). ``fast``: at most 10 validation samples and 2 sweep trials;
-    the sweep keeps k = 1, 5, 20 (unscaled) or the first, middle and last scaled depth.
+    the sweep keeps k = 1, 5, 20 (unscaled) or the first, middle and last scaled depth. ``sweep_points`` (the
+    "class" preset, :data:`PRESETS`): keep that many of the sweep's depths, spread over its range in log space
+    (:func:`evalkit.presets.spread`), after scaling; None keeps them all.
 
     Parameters: ``pool_depth`` (the truth's depth), ``p_values``, ``sweep_depths`` (Figures 3 and 4),
     ``figure2_depths``, ``strata_example_depth`` (the k of the 4-strata example: 10, scaled, at most pool depth
@@ -391,6 +394,10 @@ def plan(collection: Collection, pool_depth: int = PAPER_POOL_DEPTH, p_values: S
             sweep = [sweep[i] for i in sorted({0, len(sweep) // 2, len(sweep) - 1})]
         else:
             sweep = [k for k in sweep if k in (1, 5, 20)] or sweep[:2]
+    elif sweep_points is not None:
+        from ..presets import spread
+
+        sweep = spread(sweep, sweep_points)
     example = max(1, min(scale_depth(10, depth), depth - 3))
     return Plan("02_yilmaz2008", collection.name, {
         "pool_depth": depth, "p_values": rates, "sweep_depths": sweep, "figure2_depths": figure2,
