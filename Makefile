@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 DATASET ?= auto
 # Notebook parameters for make reproduce, e.g. PARAMS="phase1_depth=5 k=3" (quote a value with spaces: name='a b')
 PARAMS ?=
-# FAST=1: small sizes and few trials; NOTEBOOKS="00_tour 03_soboroff2007_pooled_vs_sampled": only those
+# FAST=1: small sizes and few trials; NOTEBOOKS="00_tour 02_soboroff2007_pooled_vs_sampled": only those
 FAST ?=
 NOTEBOOKS ?=
 # Extra options for jupyter lab, e.g. LAB_ARGS="--ip=0.0.0.0 --no-browser" in a container

@@ -305,7 +305,7 @@ def test_the_batch_takes_a_preset_for_every_notebook_and_refuses_an_unknown_one(
 
 
 def test_log_axis_ticks_label_plotted_values_only():
-    """02's Figure 3 in a small sweep: matplotlib labelled minor ticks on a log axis spanning under two decades, and
+    """01 Yilmaz's Figure 3 in a small sweep: matplotlib labelled minor ticks on a log axis spanning under two decades, and
     they overlapped; the axis is labelled at (a spread of) the plotted values instead."""
     import matplotlib
 

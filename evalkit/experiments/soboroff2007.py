@@ -666,7 +666,7 @@ def plan(collection: Collection, phase1_depth: int = DEFAULTS["phase1_depth"], n
         require(phase1 < cap, f"judgments deeper than the phase-1 depth (phase1_depth = {phase1}) to sample below "
                 "it", f"judged depth {cap} ({collection.metadata.get('judged_depth_rule', 'derived')})",
                 f"Set phase1_depth to at most {cap - 1}.")
-    return Plan("03_soboroff2007", collection.name, {"phase1_depth": phase1, "max_depth": cap,
+    return Plan("02_soboroff2007", collection.name, {"phase1_depth": phase1, "max_depth": cap,
                                                      "n_subsamples": int(n_subsamples)}, notes)
 
 

@@ -230,7 +230,7 @@ def plan(collection: Collection, strategies: Sequence[str | Strategy] = DEFAULT_
         notes.append(f"each trial pools from {k // 2} of the {k} judged runs")
     example = [scale_depth(5, judged), max(scale_depth(60, judged), scale_depth(5, judged) + 1)]
     deep = min(REFERENCE_DEPTH, judged)
-    return Plan("01_voorhees2014", collection.name, {
+    return Plan("03_voorhees2014", collection.name, {
         "strategies": chosen, "judged_depth": judged, "example": (example, [1.0, 0.2]),
         "slider_depth": min(judged, 200),
         "explorer_initial": ((scale_depth(10, judged), 1.0), (deep, 0.15), (deep, 0.0)),

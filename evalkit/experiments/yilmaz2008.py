@@ -399,7 +399,7 @@ def plan(collection: Collection, pool_depth: int = PAPER_POOL_DEPTH, p_values: S
 
         sweep = spread(sweep, sweep_points)
     example = max(1, min(scale_depth(10, depth), depth - 3))
-    return Plan("02_yilmaz2008", collection.name, {
+    return Plan("01_yilmaz2008", collection.name, {
         "pool_depth": depth, "p_values": rates, "sweep_depths": sweep, "figure2_depths": figure2,
         "strata_example_depth": example,
         "validation_trials": int(validation_trials), "sweep_trials": int(sweep_trials)}, notes)
