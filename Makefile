@@ -2,10 +2,10 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-DATASET ?= synthetic
+DATASET ?= auto
 # Notebook parameters for make reproduce, e.g. PARAMS="phase1_depth=5 k=3" (quote a value with spaces: name='a b')
 PARAMS ?=
-# FAST=1: small sizes and few trials; NOTEBOOKS="00_tour 03_soboroff2007_pooled_vs_sampled": only those
+# FAST=1: small sizes and few trials; NOTEBOOKS="00_tour 02_soboroff2007_pooled_vs_sampled": only those
 FAST ?=
 NOTEBOOKS ?=
 # Extra options for jupyter lab, e.g. LAB_ARGS="--ip=0.0.0.0 --no-browser" in a container
@@ -13,7 +13,7 @@ LAB_ARGS ?=
 STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: install reproduce test lab bench clean
+.PHONY: install reproduce test lab bench clean solutions
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,7 +28,7 @@ $(BENCH_STAMP): $(STAMP) pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
 	touch $(BENCH_STAMP)
 
-## Execute every notebook on DATASET (synthetic, trec8 or a directory) and write outputs/<dataset>/index.html.
+## Execute every notebook on DATASET (auto: TREC-8 if found else synthetic; synthetic, trec8 or a directory) and write outputs/<dataset>/index.html.
 ## Every notebook runs even if one fails; exits non-zero at the end if any failed (skipped ones are not failures).
 ## DATASET and PARAMS reach evalkit through the environment, so quotes and spaces in them need no shell escaping.
 reproduce: export EVALKIT_MAKE_DATASET = $(DATASET)
@@ -36,6 +36,11 @@ reproduce: export EVALKIT_MAKE_PARAMS = $(PARAMS)
 reproduce: install
 	$(BIN)/evalkit notebooks run --dataset "$$EVALKIT_MAKE_DATASET" --params "$$EVALKIT_MAKE_PARAMS" \
 		$(if $(FAST),--fast) $(NOTEBOOKS)
+
+## The solutions notebooks for instructors: solutions/<notebook>_solutions.ipynb (the checkable exercises answered,
+## from evalkit.exercises); notebooks/ stays the students' version
+solutions: install
+	$(BIN)/evalkit notebooks solutions
 
 ## Unit tests, trec_eval oracle comparisons, and every notebook executed by papermill in fast mode
 test: install

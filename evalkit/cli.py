@@ -12,6 +12,9 @@
 ``evalkit notebooks run [--dataset D] [--fast] [-p NAME VALUE ...] [--params "NAME=VALUE ..."] [--out DIR] [NOTEBOOK ...]``
     execute the notebooks with papermill and write the offline HTML report (what ``make reproduce`` calls);
     exits 1 if a notebook failed (a skipped notebook is not a failure), 2 on bad input, 130/143 if interrupted.
+``evalkit notebooks solutions [--out DIR] [NOTEBOOK ...]``
+    write each notebook with its checkable exercises answered to ``DIR/<name>_solutions.ipynb`` (default
+    ``solutions/`` beside the notebooks folder, which students get without them): :mod:`evalkit.exercises`.
 ``evalkit report --out DIR``
     rebuild the HTML report from executed notebooks already in DIR.
 """
@@ -105,6 +108,17 @@ def _notebooks(args: argparse.Namespace) -> int:
     return 1 if outcome.failed else 0
 
 
+def _solutions(args: argparse.Namespace) -> int:
+    from .exercises import write_solutions
+    from .pipeline import notebook_paths
+
+    paths = notebook_paths(args.notebooks or None, args.notebook_dir)
+    out = args.out or paths[0].parent.parent / "solutions"
+    for path in write_solutions(paths, out):
+        print(path)
+    return 0
+
+
 def _report(args: argparse.Namespace) -> int:
     from .report_page import write_report
 
@@ -138,8 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
     nb_commands = nb.add_subparsers(dest="action", required=True)
     run = nb_commands.add_parser("run")
     run.add_argument("notebooks", nargs="*", help="notebook names (default: all)")
-    run.add_argument("--dataset", default="synthetic",
-                     help="synthetic, trec8, or a collection folder (a relative path is from the current folder)")
+    run.add_argument("--dataset", default="auto",
+                     help="auto (TREC-8 when its files are found, else synthetic), synthetic, trec8, or a collection "
+                          "folder (a relative path is from the current folder)")
     run.add_argument("--fast", action="store_true", help="small sizes and few trials (what the tests run)")
     run.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"), default=[],
                      help="a notebook parameter, read like papermill's -p (int, float, True/False/None, [list], "
@@ -155,6 +170,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--cell-timeout", type=int, default=None, metavar="SECONDS",
                      help="time limit of each cell (default 3600, 300 with --fast)")
     run.set_defaults(func=_notebooks)
+    solutions = nb_commands.add_parser("solutions", help="write the solutions notebooks (exercises answered)")
+    solutions.add_argument("notebooks", nargs="*", help="notebook names (default: all)")
+    solutions.add_argument("--out", default=None, help="folder (default solutions/ beside the notebooks folder)")
+    solutions.add_argument("--notebooks", dest="notebook_dir", default=None, metavar="DIR",
+                           help="the notebooks folder (default $EVALKIT_NOTEBOOKS, else the kit's notebooks/)")
+    solutions.set_defaults(func=_solutions)
 
     rp = commands.add_parser("report", help="rebuild the HTML report of executed notebooks")
     rp.add_argument("--out", required=True)

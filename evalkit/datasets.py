@@ -1,6 +1,7 @@
 """Datasets: the synthetic default, TREC-8, and any directory of TREC runs plus a qrels file.
 
->>> collection = evalkit.load_dataset("synthetic")          # embedded default, no data needed
+>>> collection = evalkit.load_dataset("auto")               # TREC-8 when its files are found, else synthetic
+>>> collection = evalkit.load_dataset("synthetic")          # embedded, no data needed
 >>> collection = evalkit.load_dataset("trec8")              # $EVALKIT_DATA/trec8 or ../shared/data/trec8
 >>> collection = evalkit.load_dataset("/path/to/my/collection")
 
@@ -42,6 +43,8 @@ __all__ = [
     "load_dataset",
     "load_directory",
     "load_trec8",
+    "resolve_auto",
+    "trec8_available",
     "read_runs",
     "data_root",
     "derive_judged_runs",
@@ -170,12 +173,29 @@ def load_trec8(cache: bool = True, ties: str = "float64") -> Collection:
     return load_directory(directory, name="trec8", cache=cache, ties=ties)
 
 
-def load_dataset(name: str = "synthetic", **options) -> Collection:
-    """Load a dataset by name: ``synthetic`` (options: n_topics, n_runs, depth, seed, graded), ``trec8``, or a
-    directory path. ``fast=True`` (synthetic only) gives a small collection for tests and quick runs.
-    ``ties="float64"`` (default: trec_eval 10.0, which compares scores as doubles) or ``"float32"`` (trec_eval 9.x
-    and pytrec_eval-terrier, which compare them as floats) for collections read from run files."""
-    collection = _load(str(name), options)
+def trec8_available() -> bool:
+    """Whether TREC-8's files are where :func:`load_trec8` looks (a ``runs/`` folder and a qrels file)."""
+    root = data_root()
+    directory = root / "trec8" if root is not None else None
+    return bool(directory and (directory / "runs").is_dir()
+                and any(p.name.lower().startswith("qrels") for p in directory.iterdir()))
+
+
+def resolve_auto(name: str = "auto", fast: bool = False) -> str:
+    """``"auto"`` → ``"trec8"`` when its files are found (``$EVALKIT_DATA`` or ``../shared/data``), else
+    ``"synthetic"``; with ``fast`` (the tests' small sizes) always ``"synthetic"``. Other names pass through."""
+    if str(name) != "auto":
+        return str(name)
+    return "synthetic" if fast or not trec8_available() else "trec8"
+
+
+def load_dataset(name: str = "auto", **options) -> Collection:
+    """Load a dataset by name: ``auto`` (TREC-8 if found, else synthetic: :func:`resolve_auto`), ``synthetic``
+    (options: n_topics, n_runs, depth, seed, graded), ``trec8``, or a directory path. ``fast=True`` (synthetic
+    only) gives a small collection for tests and quick runs. ``ties="float64"`` (default: trec_eval 10.0, which
+    compares scores as doubles) or ``"float32"`` (trec_eval 9.x and pytrec_eval-terrier, which compare them as
+    floats) for collections read from run files."""
+    collection = _load(resolve_auto(name, options.get("fast", False)), options)
     print(f"evalkit: {describe(collection.metadata, collection.name)}", file=sys.stderr)
     from .report import use_collection
 
@@ -206,5 +226,5 @@ def _load(key: str, options: dict) -> Collection:
         raise DatasetNotFound(f"{path.resolve() if not key.startswith('~') else path}: no such directory (a dataset "
                               "is 'synthetic', 'trec8', or a folder holding runs/ and a qrels file)")
     raise DatasetNotFound(
-        f"unknown dataset {key!r}: use 'synthetic', 'trec8', or a directory holding runs/ and a qrels file"
+        f"unknown dataset {key!r}: use 'auto', 'synthetic', 'trec8', or a directory holding runs/ and a qrels file"
     )

@@ -203,9 +203,12 @@ def _execute(source: Path, target: Path, dataset: str, fast: bool, kernel: str |
     return NotebookResult(source.stem, status, reason, round(seconds, 2), dict(applied), list(not_applicable), load)
 
 
-def resolve_dataset(dataset: str) -> str:
-    """``synthetic`` and ``trec8`` as they are; anything else a path, made absolute against the current folder."""
-    dataset = str(dataset)
+def resolve_dataset(dataset: str, fast: bool = False) -> str:
+    """``synthetic`` and ``trec8`` as they are; ``auto`` → ``trec8`` if its files are found, else ``synthetic``
+    (:func:`evalkit.datasets.resolve_auto`); anything else a path, made absolute against the current folder."""
+    from .datasets import resolve_auto
+
+    dataset = resolve_auto(str(dataset), fast)
     if dataset in _NAMED_DATASETS:
         return dataset
     return os.path.realpath(os.path.expanduser(dataset))
@@ -275,7 +278,7 @@ def _quiet_signals():
     return previous
 
 
-def run_notebooks(dataset: str = "synthetic", fast: bool = False, out: str | os.PathLike | None = None,
+def run_notebooks(dataset: str = "auto", fast: bool = False, out: str | os.PathLike | None = None,
                   only=None, kernel: str | None = None, parameters: dict | None = None,
                   notebooks: str | os.PathLike | None = None, cell_timeout: int | None = None,
                   command: str | None = None) -> BatchOutcome:
@@ -290,13 +293,14 @@ def run_notebooks(dataset: str = "synthetic", fast: bool = False, out: str | os.
     paths = notebook_paths(only, notebooks)
     parameters = dict(parameters or {})
     routes = route_parameters(parameters, {p.stem: notebook_parameters(p) for p in paths})
+    given_dataset, dataset = dataset, resolve_dataset(dataset, fast) if str(dataset) == "auto" else dataset
     label = output_label(dataset, fast)
     target = resolve_target(out) if out else paths[0].parent.parent / "outputs" / label
     check_target(target, str(out) if out else None)
     resolved = resolve_dataset(dataset)
     facts = check_dataset(resolved, fast=fast)
 
-    record = {"dataset": {"given": str(dataset), "resolved": resolved, "label": label, "facts": facts},
+    record = {"dataset": {"given": str(given_dataset), "resolved": resolved, "label": label, "facts": facts},
               "fast": bool(fast), "parameters": parameters, "started": time.strftime("%Y-%m-%d %H:%M:%S"),
               "load": {"start": list(os.getloadavg()) if hasattr(os, "getloadavg") else []},
               "cpus": os.cpu_count(), "python": platform.python_version(), "command": command or ""}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["estimate_vs_truth", "lines_by", "setup"]
+__all__ = ["estimate_vs_truth", "lines_by", "log_axis_ticks", "setup"]
 
 
 def setup():
@@ -63,3 +63,26 @@ def lines_by(frame: pd.DataFrame, x: str, y: str, hue: str | None = None, *, ax=
     if title:
         ax.set_title(title, fontsize=10)
     return ax
+
+
+def log_axis_ticks(ax, values, axis: str = "x", max_ticks: int = 6, fmt: str = "{:g}"):
+    """A log axis labelled at (at most ``max_ticks`` of) the ``values`` plotted, in plain numbers, with no minor
+    labels: matplotlib's default labels minor ticks (2x10^0, 3x10^0, ...) when the range spans less than a decade
+    or two, and they overlap (Yilmaz et al. 2008's Figure 3 in a small sweep). Ticks are spread evenly in log
+    space, so the smallest and largest values are always labelled."""
+    from matplotlib.ticker import FixedFormatter, FixedLocator, NullFormatter, NullLocator
+
+    values = np.unique(np.asarray([v for v in np.ravel(values) if np.isfinite(v) and v > 0], float))
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
+    if len(values) == 0:
+        return ax
+    if len(values) > max_ticks:
+        wanted = np.exp(np.linspace(np.log(values[0]), np.log(values[-1]), max_ticks))
+        values = np.unique([values[np.argmin(np.abs(np.log(values) - np.log(w)))] for w in wanted])
+    target.set_major_locator(FixedLocator(values))
+    target.set_major_formatter(FixedFormatter([fmt.format(float(f"{v:.2g}")) for v in values]))
+    target.set_minor_locator(NullLocator())
+    target.set_minor_formatter(NullFormatter())
+    return ax
+

@@ -66,7 +66,7 @@ def test_tour_scales_its_defaults(collections):
     assert tour.plan(collections["shallow"], pool_depths=[2, 3]).pool_depths == [2, 3]
 
 
-# ------------------------------------------------------------------------------------------------ 01 Voorhees
+# ------------------------------------------------------------------------------------------------ 03 Voorhees
 
 
 def test_voorhees_needs_judged_runs_and_topics(collections):
@@ -95,7 +95,7 @@ def test_voorhees_scales_the_presets(collections):
     assert [str(s) for s in plan.strategies] == [
         "pool15: [1-1]@1", "pool25: [1-2]@1", "1stratum: [1-7]@0.3", "2strata: [1-1]@1 + [2-7]@0.15",
         "3strata: [1-1]@1 + [2-2]@0.25 + [3-7]@0.05", "medical2012: [1-1]@1 + [2-7]@0.25"]
-    assert str(plan).startswith("01_voorhees2014 on shallow (simulated): the presets scaled to the judged depth 7 "
+    assert str(plan).startswith("03_voorhees2014 on shallow (simulated): the presets scaled to the judged depth 7 "
                                 "(x0.07): pool15: [1-1]@1, pool25: [1-2]@1")
     dropped = voorhees2014.plan(collections["depth1"])
     assert [s.name for s in dropped.strategies] == ["pool15", "pool25", "1stratum"]
@@ -103,7 +103,7 @@ def test_voorhees_scales_the_presets(collections):
     assert voorhees2014.plan(collections["one_group"]).notes[-1] == "each trial pools from 1 of the 3 judged runs"
 
 
-# ------------------------------------------------------------------------------------------------ 02 Yilmaz
+# ------------------------------------------------------------------------------------------------ 01 Yilmaz
 
 
 def test_yilmaz_needs(collections):
@@ -135,13 +135,13 @@ def test_yilmaz_checks_depths_the_user_set(collections):
         "Give figure2_depths at least one depth.")
     user = yilmaz2008.plan(shallow, pool_depth=6, sweep_depths=[1, 5], figure2_depths=[3])
     assert (user.pool_depth, user.sweep_depths, user.figure2_depths, user.strata_example_depth) == (6, [1, 5], [3], 1)
-    assert str(user) == "02_yilmaz2008 on shallow (simulated): the paper's settings fit this collection."
+    assert str(user) == "01_yilmaz2008 on shallow (simulated): the paper's settings fit this collection."
 
 
 def test_yilmaz_scales_the_pool_to_the_judged_depth(collections):
     plan = yilmaz2008.plan(collections["shallow"])
     assert str(plan) == (
-        "02_yilmaz2008 on shallow (simulated): the truth is the depth-7 pool of the judged runs (the judged depth; "
+        "01_yilmaz2008 on shallow (simulated): the truth is the depth-7 pool of the judged runs (the judged depth; "
         "the paper's depth-100 pool is as deep as TREC-8 was judged); the depths k scaled by 7/100: Figures 3-4 "
         "k = [1, 2, 3, 4] (the paper's 1-50), Figure 2 k = [1] (the paper's 10, 5, 1).")
     assert (plan.pool_depth, plan.sweep_depths, plan.figure2_depths, plan.strata_example_depth) == (7, [1, 2, 3, 4],
@@ -200,7 +200,7 @@ def test_carterette_scales_runs_and_depth(collections):
     assert len(results.pairs) == 2 * tiny.pairs and data.docs.shape[2] == 20
 
 
-# ------------------------------------------------------------------------------------------------ 03 Soboroff
+# ------------------------------------------------------------------------------------------------ 02 Soboroff
 
 
 def test_soboroff_needs_groups_depth_and_a_deeper_sample(collections):
@@ -224,7 +224,7 @@ def test_soboroff_needs_groups_depth_and_a_deeper_sample(collections):
 def test_soboroff_scales_the_phase1_depth(collections):
     plan = soboroff2007.plan(collections["shallow"])
     assert (plan.phase1_depth, plan.max_depth) == (4, 7)
-    assert str(plan) == ("03_soboroff2007 on shallow (simulated): phase-1 depth 4 (the paper's 50 of TREC-8's 100, "
+    assert str(plan) == ("02_soboroff2007 on shallow (simulated): phase-1 depth 4 (the paper's 50 of TREC-8's 100, "
                          "scaled to the judged depth 7); samples capped at depth 7.")
     assert soboroff2007.plan(collections["shallow"], phase1_depth=3).phase1_depth == 3
 

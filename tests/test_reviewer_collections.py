@@ -16,8 +16,8 @@ from evalkit.pipeline import NOTEBOOK_DIR, run_notebook
 from evalkit.report import THIS_COLLECTION, read_claims, same_collection
 from evalkit.simulate import write_collection
 
-NOTEBOOKS = ["00_tour", "01_voorhees2014_sampling_strategies", "02_yilmaz2008_inferred_ap_ndcg",
-             "03_soboroff2007_pooled_vs_sampled", "04_lu2017_shallow_pools", "05_carterette2007_robust_collections"]
+NOTEBOOKS = ["00_tour", "03_voorhees2014_sampling_strategies", "01_yilmaz2008_inferred_ap_ndcg",
+             "02_soboroff2007_pooled_vs_sampled", "04_lu2017_shallow_pools", "05_carterette2007_robust_collections"]
 #: how the sentence of a notebook that cannot run on the unmarked collection starts (05 asks the qrels about any
 #: run's documents, so it needs the judged depth rather than the judged runs)
 UNMARKED_NEED = {"05_carterette2007_robust_collections": "This notebook needs to know how deep the qrels go"}

@@ -212,7 +212,8 @@ DEFAULT_TWO_STRATA_DEPTH = 10
 def plan(collection: Collection, reference_depth: int = REFERENCE_DEPTH, depths=DEFAULT_DEPTHS,
          gamma_depths=DEFAULT_GAMMA_DEPTHS, figure4_depths=DEFAULT_FIGURE4_DEPTHS,
          table3_depth: int = DEFAULT_TABLE3_DEPTH, two_strata_depth: int = DEFAULT_TWO_STRATA_DEPTH,
-         repetitions: int = 10, fast: bool = False) -> Plan:
+         repetitions: int = 10, fast: bool = False, figure4_points: int | None = None,
+         table3_groups: int | None = None) -> Plan:
     """What the notebook needs from ``collection``, and the depths it will use there.
 
     Needs: at least 2 contributing (judged) runs (the gain models and the framework learn from them, and Figures 4
@@ -223,6 +224,9 @@ def plan(collection: Collection, reference_depth: int = REFERENCE_DEPTH, depths=
     paper's ratios d'/d kept; duplicates dropped, every d' < d) and the note says so. Depths the user set are
     checked (each d' < d, Figure 3's <= d). ``fast``: the smaller grids of quick runs (the first two d', three of
     Figure 3's depths, two of Figure 4's, at most 3 repetitions, Table 3 over 6 groups), taken after scaling.
+    ``figure4_points``: keep that many of Figure 4's depths, evenly spaced, first and last kept (None: all);
+    ``table3_groups``: leave out only that many groups in Table 3 (None: all); the "class" preset sets both
+    (:data:`PRESETS`).
     Parameters:
     ``reference_depth``, ``depths``, ``table1_depths``, ``gamma_depths``, ``figure4_depths``, ``table3_depth``,
     ``two_strata_depth``, ``first_depth`` (the d' of Figure 3's middle and right panels and the explorer),
@@ -271,7 +275,9 @@ def plan(collection: Collection, reference_depth: int = REFERENCE_DEPTH, depths=
                      f"{two_strata_used[0]} + a sample to {d}")
     else:
         paper_depths = {v: v for v in depths_used if v in DEFAULT_DEPTHS}
-    table3_groups = None
+    if figure4_points is not None and 0 < int(figure4_points) < len(figure4_used):
+        keep = np.unique(np.round(np.linspace(0, len(figure4_used) - 1, int(figure4_points))).astype(int))
+        figure4_used = [figure4_used[i] for i in keep]
     if fast:
         table3_groups = 6
         depths_used = depths_used[:2]
@@ -893,9 +899,16 @@ def run_gain_profile(data, fit: dict, run, topic, estimator: str = "Lb", theta: 
     })
 
 
-def default_selection(data, fit_depth: int = 10, run=None, topic=None, cache: dict | None = None) -> tuple:
+def default_selection(data, fit_depth: int = 10, run=None, topic=None, cache: dict | None = None,
+                      theta: float = DEFAULT_THETA) -> tuple:
     """``(run name, topic)`` the widget starts from: the contributing run of median mean reference score, and the
-    topic where that run's LB score at d' falls furthest below its reference score (given ones are kept)."""
+    topic where the gated estimators (Lin, Zipf, Wei, La, Lb) and LB disagree most for that run at ``theta`` (the
+    largest spread of their estimates, so the first picture shows a difference: on a topic with gamma <= theta
+    every gated estimator is LB, and RM alone differs); ties, and a
+    collection where they never disagree, go to the topic where LB falls furthest below the reference (given
+    ones are kept)."""
+    from ..estimation.estimators import GATED_ESTIMATORS
+
     data = _data(data)
     c = data.collection
     scored = np.flatnonzero(data.pool_runs)
@@ -905,8 +918,13 @@ def default_selection(data, fit_depth: int = 10, run=None, topic=None, cache: di
     if topic is None:
         row = int(np.flatnonzero(scored == c.run_index(run))[0]) if isinstance(run, str) else int(
             np.flatnonzero(scored == int(run))[0])
-        lower = explorer_fit(data, fit_depth, data.p, cache)["estimates"].lower_bound.score[row]
-        topic = c.topics[int(np.argmax(data.reference.score[row] - lower))]
+        est = explorer_fit(data, fit_depth, data.p, cache)["estimates"]
+        shortfall = data.reference.score[row] - est.lower_bound.score[row]
+        shown = ["LB"] + [name for name in GATED_ESTIMATORS if name in est.scores]  # RM differs everywhere
+        estimates = np.stack([est.score(name, theta)[row] for name in shown])
+        spread = np.round(np.nanmax(estimates, axis=0) - np.nanmin(estimates, axis=0), 6)
+        order = np.lexsort((-shortfall, -np.nan_to_num(spread)))  # largest spread first, then largest shortfall
+        topic = c.topics[int(order[0])]
     return run, topic
 
 
@@ -929,7 +947,7 @@ def draw_explorer(data, fit_depth: int = 10, theta: float = DEFAULT_THETA, p: fl
     fit = explorer_fit(data, fit_depth, p, cache)
     est, ref = fit["estimates"], fit["reference"]
     scored = np.flatnonzero(est.runs)
-    run, topic = default_selection(data, fit_depth, run, topic, cache)
+    run, topic = default_selection(data, fit_depth, run, topic, cache, theta)
     r = c.run_index(run) if isinstance(run, str) else int(run)
     row = int(np.flatnonzero(scored == r)[0])
     t = list(c.topics).index(topic) if not isinstance(topic, (int, np.integer)) else int(topic)
@@ -1001,7 +1019,7 @@ def explorer(data, fit_depth: int = 10, theta: float = DEFAULT_THETA, estimator:
     c = data.collection
     cache: dict = {}
     scored = np.flatnonzero(data.pool_runs)
-    run, topic = default_selection(data, fit_depth, run, topic, cache)
+    run, topic = default_selection(data, fit_depth, run, topic, cache, theta)
     p_options = sorted({float(x) for x in p_values} | {data.p})
     # d' in steps of 5 up to 50 on TREC-8-deep pools; single ranks below d on shallow ones
     step, low, high = (5, 5, min(50, data.depth - 5)) if data.depth >= 20 else (1, 1, data.depth - 1)
@@ -1019,3 +1037,28 @@ def explorer(data, fit_depth: int = 10, theta: float = DEFAULT_THETA, estimator:
         lambda **v: draw_explorer(data, v["fit_depth"], v["theta"], v["p"], v["estimator"], v["run"], v["topic"],
                                   cache),
         rows=[["fit_depth", "theta", "p"], ["estimator", "run", "topic"]], **controls)
+
+
+# ------------------------------------------------------------------------------------------ run-size presets
+
+#: the notebook's sizes per preset (:mod:`evalkit.presets`). "paper": 10 two-strata samples (Figure 6), every
+#: group left out in Table 3, Figure 4 at six depths, Figure 3's θ grid in steps of 0.001. "class": 3 samples, 6
+#: groups, 3 depths, θ in steps of 0.002 (0.018 kept): the estimators' orderings the notebook discusses come
+#: from Table 2, which is computed in full; the class preset shortens the slow leave-one-group-out table (most of
+#: the paper preset's time) and the curves. "fast": the tests' (with ``plan(fast=True)``'s smaller grids).
+PRESETS = {
+    "paper": {"repetitions": 10, "table3_groups": None, "figure4_points": None, "theta_step": 1},
+    "class": {"repetitions": 3, "table3_groups": 6, "figure4_points": 3, "theta_step": 2},
+    "fast": {"repetitions": 3, "table3_groups": 6, "figure4_points": 2, "theta_step": 4},
+}
+
+
+def settings(preset: str = "paper", fast: bool = False, **given):
+    """The notebook's sizes: :data:`PRESETS` ``[preset]`` (``"fast"`` when ``fast``), explicit values winning
+    (:func:`evalkit.presets.resolve`); pass them on to :func:`plan`, which scales the depths to the collection."""
+    from ..presets import resolve
+
+    return resolve(PRESETS, preset, fast, **given)
+
+
+__all__ += ["PRESETS", "settings"]

@@ -666,7 +666,7 @@ def plan(collection: Collection, phase1_depth: int = DEFAULTS["phase1_depth"], n
         require(phase1 < cap, f"judgments deeper than the phase-1 depth (phase1_depth = {phase1}) to sample below "
                 "it", f"judged depth {cap} ({collection.metadata.get('judged_depth_rule', 'derived')})",
                 f"Set phase1_depth to at most {cap - 1}.")
-    return Plan("03_soboroff2007", collection.name, {"phase1_depth": phase1, "max_depth": cap,
+    return Plan("02_soboroff2007", collection.name, {"phase1_depth": phase1, "max_depth": cap,
                                                      "n_subsamples": int(n_subsamples)}, notes)
 
 
@@ -867,3 +867,26 @@ def explorer(collection: Collection, rpt: float = DEFAULTS["rpt"], phase1_depth:
                                                   cache),
         relevant=relevant, depth=depth, fall=fall,
     )
+
+
+# ------------------------------------------------------------------------------------------ run-size presets
+
+#: the notebook's sizes per preset (:mod:`evalkit.presets`): "paper" is the paper's 100 subsamples for the
+#: ANOVA; "class" uses 30 (the ANOVA's answer, no significant sample effect under the mixed model, is the same;
+#: p-values are coarser); "fast" is the tests'
+PRESETS = {
+    "paper": {"n_subsamples": 100},
+    "class": {"n_subsamples": 30},
+    "fast": {"n_subsamples": 5},
+}
+
+
+def settings(preset: str = "paper", fast: bool = False, **given):
+    """The notebook's sizes: :data:`PRESETS` ``[preset]`` (``"fast"`` when ``fast``), explicit values winning
+    (:func:`evalkit.presets.resolve`). Δ is then scaled to the collection by :func:`plan`."""
+    from ..presets import resolve
+
+    return resolve(PRESETS, preset, fast, **given)
+
+
+__all__ += ["PRESETS", "settings"]

@@ -193,3 +193,19 @@ def claims(collection: Collection, study: pd.DataFrame, settings: Plan, agreemen
                       "identical to 1e-9", text, collection.name, rating, paper_dataset=THIS_COLLECTION,
                       min_runs=1, min_topics=1))
     return rows
+
+
+# ------------------------------------------------------------------------------------------ run-size presets
+
+#: the tour runs in seconds at every size: the presets change nothing but are accepted, as in every notebook
+PRESETS = {"paper": {}, "class": {}, "fast": {}}
+
+
+def settings(preset: str = "paper", fast: bool = False, **given):
+    """The tour's sizes (:func:`evalkit.presets.resolve`; the same for every preset)."""
+    from ..presets import resolve
+
+    return resolve(PRESETS, preset, fast, **given)
+
+
+__all__ += ["PRESETS", "settings"]

@@ -230,7 +230,7 @@ def plan(collection: Collection, strategies: Sequence[str | Strategy] = DEFAULT_
         notes.append(f"each trial pools from {k // 2} of the {k} judged runs")
     example = [scale_depth(5, judged), max(scale_depth(60, judged), scale_depth(5, judged) + 1)]
     deep = min(REFERENCE_DEPTH, judged)
-    return Plan("01_voorhees2014", collection.name, {
+    return Plan("03_voorhees2014", collection.name, {
         "strategies": chosen, "judged_depth": judged, "example": (example, [1.0, 0.2]),
         "slider_depth": min(judged, 200),
         "explorer_initial": ((scale_depth(10, judged), 1.0), (deep, 0.15), (deep, 0.0)),
@@ -807,3 +807,26 @@ def claims(result: Voorhees2014Result) -> list:
                          f"{t1.loc['2strata', 'per topic']:.0f} judgments/topic", ds,
                          "yes" if r_acc <= 2 and r_r <= 2 else "partly", kind="direction"))
     return out
+
+
+# ------------------------------------------------------------------------------------------ run-size presets
+
+#: the notebook's sizes per preset (:mod:`evalkit.presets`): "paper" is Sec. 2's 50 trials; "class" draws the
+#: same tables from 10 trials (the strategies' order on Tables 2-3 is stable from a few trials on TREC-8; the
+#: min-max spreads are narrower); "fast" is the tests'
+PRESETS = {
+    "paper": {"trials": 50},
+    "class": {"trials": 10},
+    "fast": {"trials": 3},
+}
+
+
+def settings(preset: str = "paper", fast: bool = False, **given):
+    """The notebook's sizes: :data:`PRESETS` ``[preset]`` (``"fast"`` when ``fast``), explicit values winning
+    (:func:`evalkit.presets.resolve`). The strategies are then scaled to the collection by :func:`plan`."""
+    from ..presets import resolve
+
+    return resolve(PRESETS, preset, fast, **given)
+
+
+__all__ += ["PRESETS", "settings"]

@@ -325,7 +325,8 @@ MIN_POOL_DEPTH = 4
 
 def plan(collection: Collection, pool_depth: int = PAPER_POOL_DEPTH, p_values: Sequence[float] = P_VALUES,
          sweep_depths: Sequence[int] = FIGURE3_DEPTHS, figure2_depths: Sequence[int] = FIGURE2_DEPTHS,
-         validation_trials: int = 100, sweep_trials: int = 10, fast: bool = False) -> Plan:
+         validation_trials: int = 100, sweep_trials: int = 10, fast: bool = False,
+         sweep_points: int | None = None) -> Plan:
     """What the notebook needs from ``collection``, and the depths it will use there (:mod:`evalkit.needs`).
 
     Needs: at least 2 judged runs (they build the pool every sample is drawn from); a known judged depth of at
@@ -337,7 +338,9 @@ def plan(collection: Collection, pool_depth: int = PAPER_POOL_DEPTH, p_values: S
     the share of the pool a depth-k stratum covers is kept, duplicates dropped, every k < D); the note says so.
     A ``pool_depth`` the user set is checked against the judged depth, and depths k the user set must lie in
     [1, pool depth) (the rest of the pool is sampled). ``fast``: at most 10 validation samples and 2 sweep trials;
-    the sweep keeps k = 1, 5, 20 (unscaled) or the first, middle and last scaled depth.
+    the sweep keeps k = 1, 5, 20 (unscaled) or the first, middle and last scaled depth. ``sweep_points`` (the
+    "class" preset, :data:`PRESETS`): keep that many of the sweep's depths, spread over its range in log space
+    (:func:`evalkit.presets.spread`), after scaling; None keeps them all.
 
     Parameters: ``pool_depth`` (the truth's depth), ``p_values``, ``sweep_depths`` (Figures 3 and 4),
     ``figure2_depths``, ``strata_example_depth`` (the k of the 4-strata example: 10, scaled, at most pool depth
@@ -391,8 +394,12 @@ def plan(collection: Collection, pool_depth: int = PAPER_POOL_DEPTH, p_values: S
             sweep = [sweep[i] for i in sorted({0, len(sweep) // 2, len(sweep) - 1})]
         else:
             sweep = [k for k in sweep if k in (1, 5, 20)] or sweep[:2]
+    elif sweep_points is not None:
+        from ..presets import spread
+
+        sweep = spread(sweep, sweep_points)
     example = max(1, min(scale_depth(10, depth), depth - 3))
-    return Plan("02_yilmaz2008", collection.name, {
+    return Plan("01_yilmaz2008", collection.name, {
         "pool_depth": depth, "p_values": rates, "sweep_depths": sweep, "figure2_depths": figure2,
         "strata_example_depth": example,
         "validation_trials": int(validation_trials), "sweep_trials": int(sweep_trials)}, notes)
@@ -1364,3 +1371,29 @@ def stratified_explorer(data, k: int = 10, ratio: Sequence[float] = (3.0, 1.5, 1
         top=slider(ratio[0], "top"), middle=slider(ratio[1], "middle"), bottom=slider(ratio[2], "bottom"),
         measure=widgets.Dropdown(options=["AP", "nDCG"], value="AP", description="measure"),
     )
+
+
+# ------------------------------------------------------------------------------------------ run-size presets
+
+#: the notebook's sizes per preset (:mod:`evalkit.presets`). "paper": 100 samples per p to validate the
+#: intervals, Figures 3-4 at every depth of the sweep with 10 trials each, 5 trials of the smoothing study.
+#: "class": 10 samples per p (the KS test is weaker, so more runs pass it; the bias columns still show the
+#: shift), 6 of the sweep's depths spread over the same range (:func:`evalkit.presets.spread`; 1, 2, 5, 10, 20,
+#: 50 on TREC-8) with 2 trials each (xinfAP's lead over infAP holds at every depth on TREC-8; the min-max bands
+#: are narrower), 2 smoothing trials. "fast": the tests' (``plan(fast=True)`` picks its depths).
+PRESETS = {
+    "paper": {"validation_trials": 100, "sweep_trials": 10, "sweep_points": None, "smoothing_trials": 5},
+    "class": {"validation_trials": 10, "sweep_trials": 2, "sweep_points": 6, "smoothing_trials": 2},
+    "fast": {"validation_trials": 10, "sweep_trials": 2, "sweep_points": None, "smoothing_trials": 2},
+}
+
+
+def settings(preset: str = "paper", fast: bool = False, **given):
+    """The notebook's sizes: :data:`PRESETS` ``[preset]`` (``"fast"`` when ``fast``), explicit values winning
+    (:func:`evalkit.presets.resolve`)."""
+    from ..presets import resolve
+
+    return resolve(PRESETS, preset, fast, **given)
+
+
+__all__ += ["PRESETS", "settings"]
