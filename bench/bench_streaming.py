@@ -61,14 +61,14 @@ frame = streaming.evaluate_files(where / "qrels.txt", paths, {measures}, runs_pe
                                  scheduler=scheduler, n_jobs=2, progress=False)
 seconds = time.perf_counter() - started
 frame.to_pickle(where / f"streamed-{{scheduler}}.pkl")
-own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+own = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))  # KB; ru_maxrss keeps the forking parent's peak
 children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 print(json.dumps(dict(seconds=seconds, own_mb=own / 1024, worker_mb=children / 1024, rows=len(frame))))
 """.format(measures=MEASURES)
 
 
 def _files() -> Path:
-    from evalkit.datasets import _cache_dir
+    from evalkit.cache import cache_dir as _cache_dir
     from evalkit.simulate import DEFAULT_PARAMS_PATH
 
     source = (Path(__file__).resolve().parents[1] / "evalkit" / "simulate.py").read_bytes() + DEFAULT_PARAMS_PATH.read_bytes()
