@@ -10,10 +10,13 @@ import importlib
 import platform
 import sys
 import time
+import traceback
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+
+from common import Result  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
@@ -22,11 +25,18 @@ def main(argv: list[str]) -> int:
         modules = [m for m in modules if m.removeprefix("bench_") in argv or m in argv]
     rows = []
     load_start = __import__("os").getloadavg()
+    failed = []
     for name in modules:
         started = time.perf_counter()
-        module = importlib.import_module(name)
         print(f"== {name}", flush=True)
-        for result in module.run():
+        try:  # one broken module must not cost the others' rows: it is reported, and the exit code says so
+            results = list(importlib.import_module(name).run())
+        except Exception as exc:  # noqa: BLE001
+            traceback.print_exc()
+            failed.append(name)
+            results = [Result(f"{name} failed", float("nan"), None, "-", "-", False,
+                              f"{type(exc).__name__}: {exc}".replace("|", "/")[:300])]
+        for result in results:
             rows.append((name.removeprefix("bench_"), result))
             ratio = f"{result.ratio:.1f}x" if result.ratio is not None else "-"
             print(f"  {result.name}: ours {result.ours:.3f}, peer {result.peer if result.peer is None else round(result.peer, 3)}"
@@ -55,7 +65,9 @@ def main(argv: list[str]) -> int:
     if not argv:
         (HERE / "RESULTS.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
-    return 0
+    if failed:
+        print(f"bench: {len(failed)} module(s) failed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
