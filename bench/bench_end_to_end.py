@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import Result, load_note, median_time, trec8_dir
+from common import Result, load_note, median_time, pandas_read_runs, trec8_dir
 
 MEASURES = ["AP", "P@10", "nDCG@100", "Rprec", "Bpref"]
 TREC_EVAL = {"AP": "map", "P@10": "P_10", "nDCG@100": "ndcg_cut_100", "Rprec": "Rprec", "Bpref": "bpref"}
@@ -88,13 +88,6 @@ def _seconds(sides: list[dict]) -> str:
     return ", ".join(f"{side['seconds']:.2f}" for side in sides)
 
 
-def _pandas_peer(files):
-    import pandas as pd
-
-    return [pd.read_csv(f, sep=r"\s+", header=None, names=["topic", "q0", "docno", "rank", "score", "tag"])
-            for f in files]
-
-
 def run(rounds: int = 2, repeat: int = 3) -> list[Result]:
     import pandas as pd
 
@@ -146,9 +139,9 @@ def run(rounds: int = 2, repeat: int = 3) -> list[Result]:
 
     loads = [os.getloadavg()[0]]
     build_times, peer_times, load_times = [], [], []
-    _pandas_peer(files)  # the files in the page cache for both sides
+    pandas_read_runs(files)  # the files in the page cache for both sides
     for _ in range(repeat):
-        peer_times.append(median_time(lambda: _pandas_peer(files), 1, warmup=0))
+        peer_times.append(median_time(lambda: pandas_read_runs(files), 1, warmup=0))
         build_times.append(median_time(build, 1, warmup=0))
         load_times.append(median_time(lambda: load_directory(folder, name="trec8", cache=False), 1, warmup=0))
         loads.append(os.getloadavg()[0])

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from common import Result, load_note, median_time, trec8_dir
+from common import Result, load_note, median_time, pandas_read_runs, trec8_dir
 
 
 def run(repeat: int = 3) -> list[Result]:
@@ -21,10 +21,8 @@ def run(repeat: int = 3) -> list[Result]:
     if folder is None:
         return [Result("simulate the default collection (129 runs x 50 topics x 1000)", ours, None, "-", "< 15 s",
                        ours < 15, f"TREC-8 absent: no peer; {load_note(loads)}")]
-    from bench_foundation import _pandas_peer
-
     files = sorted((folder / "runs").glob("input.*"))
-    peer = median_time(lambda: _pandas_peer(files), repeat, warmup=0)
+    peer = median_time(lambda: pandas_read_runs(files), repeat, warmup=0)
     loads.append(os.getloadavg()[0])
     return [Result("simulate the default collection (129 runs x 50 topics x 1000)", ours, peer,
                    "pandas.read_csv of TREC-8's 129 runs", ">= 0.5x", peer / ours >= 0.5,

@@ -50,3 +50,12 @@ def load_note(loads) -> str:
     loads = [float(x) for x in loads]
     low, high = min(loads), max(loads)
     return f"load average {low:.1f}" if abs(high - low) < 0.05 else f"load average {low:.1f}-{high:.1f}"
+
+
+def pandas_read_runs(files):
+    """The peer for reading run files: ``pandas.read_csv`` of each, whitespace-separated, six named columns (what a
+    user without the kit writes)."""
+    import pandas as pd
+
+    return [pd.read_csv(f, sep=r"\s+", header=None, names=["topic", "q0", "docno", "rank", "score", "tag"])
+            for f in files]
