@@ -280,6 +280,16 @@ def _lookup(run: RunFile, qrels: Qrels) -> tuple[list, np.ndarray, np.ndarray, l
     return run_topics, topic_ids, grades, kept
 
 
+def _score_order(topic_ids: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Rows by topic, then ``key`` ascending (rows of equal topic and key in any order: the caller orders them
+    by docno). Files usually list each topic's lines together by decreasing score: then no sort is needed."""
+    if len(key) > 1 and (topic_ids[1:] >= topic_ids[:-1]).all():
+        same_topic = topic_ids[1:] == topic_ids[:-1]
+        if (~same_topic | (key[1:] >= key[:-1])).all():  # NaN compares False: it takes the sort
+            return np.arange(len(key))
+    return np.lexsort((key, topic_ids))
+
+
 def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None = None,
          judged_only: bool = False, relevance_level: int = 1, complete: bool = False) -> Judged:
     """Rank ``run`` as trec_eval does and look up each document's judgment.
@@ -294,7 +304,7 @@ def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None
     qrels_index = qrels.index()
     scores = run.scores.astype(np.float32) if ties == "float32" else run.scores
     key = -scores.astype(np.float64)
-    order = np.lexsort((key, topic_ids))
+    order = _score_order(topic_ids, key)
     t_o, k_o = topic_ids[order], key[order]
     tied = (t_o[1:] == t_o[:-1]) & (k_o[1:] == k_o[:-1])
     if tied.any():  # equal scores: docno descending (strcmp), sorting only the tied rows
@@ -303,11 +313,15 @@ def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None
         in_tie[:-1] |= tied
         rows = np.flatnonzero(in_tie)
         segment = np.cumsum(~np.concatenate([[False], tied])[rows])
-        names = np.array(run.docnos_at(order[rows]) if hasattr(run, "docnos_at")
-                         else [run.docnos[i] for i in order[rows].tolist()])
-        name_rank = np.empty(len(rows), np.int64)
-        name_rank[np.argsort(names, kind="stable")] = np.arange(len(rows))
-        order[rows] = order[rows][np.lexsort((-name_rank, segment))]
+        if hasattr(run, "docno_words"):  # docnos as big-endian words: descending strcmp = ascending complement
+            words = run.docno_words[order[rows]]
+            keys = [~words[:, j] for j in reversed(range(words.shape[1]))]
+        else:
+            names = np.array([run.docnos[i] for i in order[rows].tolist()])
+            name_rank = np.empty(len(rows), np.int64)
+            name_rank[np.argsort(names, kind="stable")] = np.arange(len(rows))
+            keys = [-name_rank]
+        order[rows] = order[rows][np.lexsort(keys + [segment])]
     topic_sorted = topic_ids[order]
     grades = grades[order]
     starts = np.searchsorted(topic_sorted, np.arange(len(run_topics) + 1))
