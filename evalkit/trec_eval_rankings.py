@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import TrecFormatError
+from .ordering import segment_then_descending, word_ranks
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
@@ -313,15 +314,13 @@ def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None
         in_tie[:-1] |= tied
         rows = np.flatnonzero(in_tie)
         segment = np.cumsum(~np.concatenate([[False], tied])[rows])
-        if hasattr(run, "docno_words"):  # docnos as big-endian words: descending strcmp = ascending complement
-            words = run.docno_words[order[rows]]
-            keys = [~words[:, j] for j in reversed(range(words.shape[1]))]
+        if hasattr(run, "docno_words"):  # docnos as big-endian words: their row order is strcmp order
+            name_rank = word_ranks(run.docno_words[order[rows]])
         else:
             names = np.array([run.docnos[i] for i in order[rows].tolist()])
             name_rank = np.empty(len(rows), np.int64)
             name_rank[np.argsort(names, kind="stable")] = np.arange(len(rows))
-            keys = [-name_rank]
-        order[rows] = order[rows][np.lexsort(keys + [segment])]
+        order[rows] = order[rows][segment_then_descending(segment, name_rank)]
     topic_sorted = topic_ids[order]
     grades = grades[order]
     starts = np.searchsorted(topic_sorted, np.arange(len(run_topics) + 1))
