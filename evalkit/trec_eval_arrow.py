@@ -89,7 +89,8 @@ class QrelsTable:
         if (ordered[1:] == ordered[:-1]).any():  # two qrels pairs share a hash: never seen, but then no table
             self.usable = False
             return
-        bits = max(10, (8 * len(self.hashes)).bit_length())  # load factor at most 1/8: short probe chains
+        spread = 8 if len(self.hashes) <= 1 << 20 else 2  # load at most 1/8 (short probe chains), 1/2 for big qrels
+        bits = max(10, (spread * len(self.hashes)).bit_length())
         self.shift = np.uint64(64 - bits)
         self.mask = (1 << bits) - 1
         self.slots = np.zeros(1 << bits, np.int32 if len(self.hashes) < 2**31 - 1 else np.int64)  # index + 1
