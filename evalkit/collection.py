@@ -142,12 +142,24 @@ class JudgedSet:
 
     def counts(self, min_grade: int = 1) -> np.ndarray:
         """Per topic, the number of judged documents with grade >= ``min_grade``."""
-        return np.bincount(self.topic[self.grade >= min_grade], minlength=self.n_topics)
+        return self._count_per_topic(self.grade >= min_grade)
 
     def judged_nonrelevant(self, relevance_level: int = 1) -> np.ndarray:
         """Per topic, the number of judged documents with 0 <= grade < ``relevance_level``."""
-        mask = (self.grade >= 0) & (self.grade < relevance_level)
-        return np.bincount(self.topic[mask], minlength=self.n_topics)
+        return self._count_per_topic((self.grade >= 0) & (self.grade < relevance_level))
+
+    def _count_per_topic(self, mask: np.ndarray) -> np.ndarray:
+        """(n_topics,) int64: True cells of ``mask`` (one per judgment) in each topic's lines, counted over the
+        topic's contiguous range (the judgments are sorted by topic): no masked copy, no bincount."""
+        bounds = self.topic_bounds
+        if self.n_topics <= 4096:
+            return np.fromiter((np.count_nonzero(mask[a:b]) for a, b in zip(bounds[:-1].tolist(),
+                                                                              bounds[1:].tolist())),
+                               np.int64, self.n_topics)
+        starts = np.minimum(bounds[:-1], max(len(mask) - 1, 0))
+        counts = np.add.reduceat(mask, starts, dtype=np.int64) if len(mask) else np.zeros(self.n_topics, np.int64)
+        counts[bounds[:-1] == bounds[1:]] = 0
+        return counts
 
     def ideal_gains(self, depth: int | None = None) -> np.ndarray:
         """(T, depth) gains of the ideal ranking: each topic's positive grades sorted descending, 0-padded."""
@@ -156,8 +168,11 @@ class JudgedSet:
         counts = np.bincount(topic, minlength=self.n_topics)
         width = int(counts.max(initial=0)) if depth is None else depth
         out = np.zeros((self.n_topics, max(width, 1)), np.float64)
-        order = np.lexsort((-gain, topic))
-        topic, gain = topic[order], gain[order]
+        if len(gain):  # one sort of (topic, gain descending) as a combined int64 key (< 2**62: int32 parts)
+            grade = self.grade[positive].astype(np.int64)
+            top = int(grade.max())
+            order = np.argsort(topic.astype(np.int64) * (top + 1) + (top - grade))
+            topic, gain = topic[order], gain[order]
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
         rank = np.arange(len(topic)) - starts[topic]
         keep = rank < out.shape[1]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import evalkit
-from evalkit.collection import ABSENT, UNJUDGED, UNSAMPLED
+from evalkit.collection import ABSENT, UNJUDGED, UNSAMPLED, JudgedSet
 from evalkit.datasets import DatasetNotFound, derive_judged_runs, load_directory, load_trec8
 from conftest import random_collection
 
@@ -277,3 +277,21 @@ def test_a_folder_inside_runs_is_refused_by_name_not_skipped(tmp_path):
     (folder / "runs" / "old").rmdir()
     (folder / "runs" / ".DS_Store").write_bytes(b"\0\1")  # hidden files are not runs
     assert len(load_directory(folder, cache=False).run_names) == 3
+
+
+@pytest.mark.parametrize("n_topics", [7, 5000])  # the per-topic loop and the reduceat path
+def test_per_topic_counts_and_ideal_gains_equal_their_definitions(n_topics):
+    rng = np.random.default_rng(n_topics)
+    n = 20000
+    topic = rng.integers(0, n_topics - 2, n)  # the last two topics (and others by chance) have no judgments
+    doc = rng.permutation(n)
+    grade = rng.choice([-1, 0, 0, 1, 2, 5], n)
+    judged = JudgedSet.from_arrays(topic, doc, grade, n_topics, n)
+    assert np.array_equal(judged.counts(1), np.bincount(topic[grade >= 1], minlength=n_topics))
+    assert np.array_equal(judged.counts(2), np.bincount(topic[grade >= 2], minlength=n_topics))
+    assert np.array_equal(judged.judged_nonrelevant(2), np.bincount(topic[(grade >= 0) & (grade < 2)],
+                                                                    minlength=n_topics))
+    ideal = judged.ideal_gains()
+    for t in rng.integers(0, n_topics, 50).tolist() + [n_topics - 1]:
+        expected = sorted(grade[(topic == t) & (grade > 0)].tolist(), reverse=True)
+        assert ideal[t, :len(expected)].tolist() == expected and not ideal[t, len(expected):].any()
