@@ -44,11 +44,24 @@ in the script still reach the workers (Dask pickles them by value). A cluster yo
 with ``distributed.LocalCluster`` in a script needs the guard as usual (Dask's rule); if the guard
 is missing, run_trials says so in its error.
 
+evalkit's clusters fork their workers from a forkserver started for the cluster, which imports Dask's
+worker, numpy, pandas, scipy and evalkit's trial modules once (:data:`WORKER_PRELOAD`, and the trial
+function's module when it is evalkit's); spawned workers would each import them (about 0.5 s of CPU each,
+both cores busy at once on two), and then import the payload's modules again when it arrives. The
+forkserver is stopped with the cluster, so no process outlives it and a later cluster never runs modules
+imported before an edit. A forkserver started by other code is not used (nor stopped): the workers are
+then spawned. Forking the workers from the calling process instead (Dask's "fork" method) is not safe: a
+second Dask call in the same process hangs, the forked worker inheriting a thread pool whose thread does
+not exist in it (``distributed.utils._offload_executor``, used to deserialize large messages).
+
 Dask's nanny sets ``MALLOC_TRIM_THRESHOLD_=65536`` in its workers' environment, which makes glibc
 return every large numpy temporary to the kernel at once (mmap/munmap on each allocation: many
-times the page faults, trials 1.5-3x slower). evalkit's clusters start their workers without it
-(``distributed.nanny.pre-spawn-environ``) and without Dask's statistical profiler (a stack sample every 10 ms,
-which slowed trials by more than half again), so a Dask worker runs trials as fast as a local process.
+times the page faults, trials 1.5-3x slower). evalkit's clusters start their workers (and their
+forkserver) without it (``distributed.nanny.pre-spawn-environ``), without Dask's statistical profiler (a
+stack sample every 10 ms, which slowed trials by more than half again), and with the event-loop
+watchdog ticking every second instead of every 20 ms (:data:`_QUIET_LOOPS`; an idle 2-worker cluster's
+processes used about 0.06 s of CPU a second with Dask's intervals, 0.01 s with these), so a Dask worker
+runs trials about as fast as a local process.
 
 Shared arguments
 ----------------
@@ -331,9 +344,9 @@ _MALLOC_TRIM = "MALLOC_TRIM_THRESHOLD_"
 WORKER_PRELOAD = ("distributed", "numpy", "evalkit.collection", "evalkit.evaluation", "evalkit.inferred",
                   "evalkit.sampling", "evalkit.stats", "evalkit.parallel")
 
-#: Dask settings of evalkit's clusters that make trials faster and change no result: the event-loop watchdog ticks
-#: every second instead of every 20 ms and the system monitor samples every 2 s instead of 0.5 s (both only feed
-#: warnings and the dashboard; waking every worker's event loop 50 times a second took the GIL from the trial)
+#: Dask settings of evalkit's clusters that leave the trials more CPU and change no result: the event-loop watchdog
+#: ticks every second instead of every 20 ms and the system monitor samples every 2 s instead of 0.5 s (both only
+#: feed warnings and the dashboard; they woke the scheduler, nannies and workers 50 times a second)
 _QUIET_LOOPS = {"distributed.admin.tick.interval": "1s", "distributed.admin.system-monitor.interval": "2s"}
 
 
@@ -437,8 +450,24 @@ def _worker_start_method(preload: Sequence[str]):
             forkserver.ensure_running()  # returns at once: the server's imports overlap the scheduler's start-up
         yield "forkserver"
     finally:
-        server._stop()  # the method CPython's own tests use; nothing public stops a forkserver
+        _stop_forkserver(server)
         context.set_forkserver_preload(previous_preload)
+
+
+def _stop_forkserver(server) -> None:
+    """Stop the forkserver evalkit started, once its workers are gone. Left to exit by itself, it would spend ~0.2 s
+    unloading pandas and scipy while the call waits; it holds nothing to release, so it is terminated (it has no
+    handler for SIGTERM) and reaped by ``ForkServer._stop``, the method CPython's own tests use (nothing public
+    stops a forkserver)."""
+    import signal
+
+    pid = getattr(server, "_forkserver_pid", None)
+    if pid is not None:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:  # pragma: no cover - it ended already; _stop reaps it
+            pass
+    server._stop()
 
 
 @contextmanager
