@@ -34,11 +34,12 @@ list is still in trial order.
 
 Dask workers, and the ``if __name__ == "__main__":`` guard
 ----------------------------------------------------------
-Dask starts its worker processes with multiprocessing's "spawn", which normally re-runs the
-calling script in every worker: a script that calls ``run_trials(..., scheduler="dask")`` at top
-level, without an ``if __name__ == "__main__":`` guard, would start clusters from its workers.
-The clusters evalkit starts itself (:func:`local_dask_cluster`, and the one ``run_trials``
-creates when no client is active) hide the script from multiprocessing while the workers start,
+Dask starts its worker processes with multiprocessing's "spawn" (evalkit's clusters: "forkserver",
+which prepares each worker the same way), which normally re-runs the calling script in every worker:
+a script that calls ``run_trials(..., scheduler="dask")`` at top level, without an
+``if __name__ == "__main__":`` guard, would start clusters from its workers. The clusters
+evalkit starts itself (:func:`local_dask_cluster`, and the one ``run_trials`` creates when no
+client is active) hide the script from multiprocessing while the workers start,
 so workers never re-run it: no guard is needed, and workers start faster. Trial functions defined
 in the script still reach the workers (Dask pickles them by value). A cluster you start yourself
 with ``distributed.LocalCluster`` in a script needs the guard as usual (Dask's rule); if the guard
@@ -46,7 +47,7 @@ is missing, run_trials says so in its error.
 
 evalkit's clusters fork their workers from a forkserver started for the cluster, which imports Dask's
 worker, numpy, pandas, scipy and evalkit's trial modules once (:data:`WORKER_PRELOAD`, and the trial
-function's module when it is evalkit's); spawned workers would each import them (about 0.5 s of CPU each,
+function's module when it is evalkit's); spawned workers would each import them (0.5-0.9 s of CPU each,
 both cores busy at once on two), and then import the payload's modules again when it arrives. The
 forkserver is stopped with the cluster, so no process outlives it and a later cluster never runs modules
 imported before an edit. A forkserver started by other code is not used (nor stopped): the workers are
@@ -60,7 +61,7 @@ times the page faults, trials 1.5-3x slower). evalkit's clusters start their wor
 forkserver) without it (``distributed.nanny.pre-spawn-environ``), without Dask's statistical profiler (a
 stack sample every 10 ms, which slowed trials by more than half again), and with the event-loop
 watchdog ticking every second instead of every 20 ms (:data:`_QUIET_LOOPS`; an idle 2-worker cluster's
-processes used about 0.06 s of CPU a second with Dask's intervals, 0.01 s with these), so a Dask worker
+processes used 0.04-0.06 s of CPU a second with Dask's intervals, 0.02 s with these), so a Dask worker
 runs trials about as fast as a local process.
 
 Shared arguments
