@@ -356,3 +356,13 @@ def test_dask_workers_are_spawned_beside_a_forkserver_started_elsewhere():
         assert _forkserver()._forkserver_pid == foreign and not _ended(foreign)
     finally:
         _forkserver()._stop()
+
+
+@pytest.mark.skipif(not HAS_DISTRIBUTED, reason="dask.distributed is not installed")
+def test_dask_workers_lack_malloc_trim_left_in_the_environment_by_an_earlier_nanny(monkeypatch):
+    """A nanny started earlier with Dask's defaults leaves MALLOC_TRIM_THRESHOLD_=65536 in os.environ; neither the
+    forkserver nor the workers forked from it inherit it, and the caller's environment is given back as it was."""
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
+    seen = run_trials(worker_environment, 4, SEED, scheduler="dask", n_jobs=2, progress=False)
+    assert set(seen) == {"unset"}
+    assert os.environ["MALLOC_TRIM_THRESHOLD_"] == "65536"
