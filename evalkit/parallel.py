@@ -34,21 +34,35 @@ list is still in trial order.
 
 Dask workers, and the ``if __name__ == "__main__":`` guard
 ----------------------------------------------------------
-Dask starts its worker processes with multiprocessing's "spawn", which normally re-runs the
-calling script in every worker: a script that calls ``run_trials(..., scheduler="dask")`` at top
-level, without an ``if __name__ == "__main__":`` guard, would start clusters from its workers.
-The clusters evalkit starts itself (:func:`local_dask_cluster`, and the one ``run_trials``
-creates when no client is active) hide the script from multiprocessing while the workers start,
+Dask starts its worker processes with multiprocessing's "spawn" (evalkit's clusters: "forkserver",
+which prepares each worker the same way), which normally re-runs the calling script in every worker:
+a script that calls ``run_trials(..., scheduler="dask")`` at top level, without an
+``if __name__ == "__main__":`` guard, would start clusters from its workers. The clusters
+evalkit starts itself (:func:`local_dask_cluster`, and the one ``run_trials`` creates when no
+client is active) hide the script from multiprocessing while the workers start,
 so workers never re-run it: no guard is needed, and workers start faster. Trial functions defined
 in the script still reach the workers (Dask pickles them by value). A cluster you start yourself
 with ``distributed.LocalCluster`` in a script needs the guard as usual (Dask's rule); if the guard
 is missing, run_trials says so in its error.
 
+evalkit's clusters fork their workers from a forkserver started for the cluster, which imports Dask's
+worker, numpy, pandas, scipy and evalkit's trial modules once (:data:`WORKER_PRELOAD`, and the trial
+function's module when it is evalkit's); spawned workers would each import them (0.5-0.9 s of CPU each,
+both cores busy at once on two), and then import the payload's modules again when it arrives. The
+forkserver is stopped with the cluster, so no process outlives it and a later cluster never runs modules
+imported before an edit. A forkserver started by other code is not used (nor stopped): the workers are
+then spawned. Forking the workers from the calling process instead (Dask's "fork" method) is not safe: a
+second Dask call in the same process hangs, the forked worker inheriting a thread pool whose thread does
+not exist in it (``distributed.utils._offload_executor``, used to deserialize large messages).
+
 Dask's nanny sets ``MALLOC_TRIM_THRESHOLD_=65536`` in its workers' environment, which makes glibc
 return every large numpy temporary to the kernel at once (mmap/munmap on each allocation: many
-times the page faults, trials 1.5-3x slower). evalkit's clusters start their workers without it
-(``distributed.nanny.pre-spawn-environ``) and without Dask's statistical profiler (a stack sample every 10 ms,
-which slowed trials by more than half again), so a Dask worker runs trials as fast as a local process.
+times the page faults, trials 1.5-3x slower). evalkit's clusters start their workers (and their
+forkserver) without it (``distributed.nanny.pre-spawn-environ``), without Dask's statistical profiler (a
+stack sample every 10 ms, which slowed trials by more than half again), and with the event-loop
+watchdog ticking every second instead of every 20 ms (:data:`_QUIET_LOOPS`; an idle 2-worker cluster's
+processes used 0.04-0.06 s of CPU a second with Dask's intervals, 0.02 s with these), so a Dask worker
+runs trials about as fast as a local process.
 
 Shared arguments
 ----------------
@@ -323,6 +337,20 @@ def _run_one_with_payload(payload, *task):
     return fn(*task, *args, **kwargs)
 
 
+#: the glibc setting Dask's nanny puts in its workers' environment (``distributed.nanny.pre-spawn-environ``)
+_MALLOC_TRIM = "MALLOC_TRIM_THRESHOLD_"
+
+#: what the forkserver of evalkit's clusters imports once, so its forked workers need not: Dask's worker, numpy, and
+#: evalkit's modules trials use (pandas and scipy with them). A trial function's own evalkit module is added.
+WORKER_PRELOAD = ("distributed", "numpy", "evalkit.collection", "evalkit.evaluation", "evalkit.inferred",
+                  "evalkit.sampling", "evalkit.stats", "evalkit.parallel")
+
+#: Dask settings of evalkit's clusters that leave the trials more CPU and change no result: the event-loop watchdog
+#: ticks every second instead of every 20 ms and the system monitor samples every 2 s instead of 0.5 s (both only
+#: feed warnings and the dashboard; they woke the scheduler, nannies and workers 50 times a second)
+_QUIET_LOOPS = {"distributed.admin.tick.interval": "1s", "distributed.admin.system-monitor.interval": "2s"}
+
+
 def _run_dask(run: _Run, n_jobs) -> list:
     try:
         import distributed
@@ -338,12 +366,16 @@ def _run_dask(run: _Run, n_jobs) -> list:
 
     _refuse_while_importing_main()
     workers = min(_resolve_n_jobs(n_jobs), len(run.tasks))
-    with local_dask_cluster(workers) as cluster, distributed.Client(cluster, set_as_default=False) as own_client:
+    with local_dask_cluster(workers, preload=_modules_of(run.fn)) as cluster, \
+            distributed.Client(cluster, set_as_default=False) as own_client:
         return _run_on_client(own_client, run)
 
 
-#: the glibc setting Dask's nanny puts in its workers' environment (``distributed.nanny.pre-spawn-environ``)
-_MALLOC_TRIM = "MALLOC_TRIM_THRESHOLD_"
+def _modules_of(fn) -> tuple[str, ...]:
+    """``fn``'s module if it is part of evalkit (its workers then import nothing on the first trial). Other modules
+    are left to the workers: one that fails to import in a fresh interpreter would stop the forkserver."""
+    module = getattr(fn, "__module__", None) or ""
+    return (module,) if module.startswith("evalkit.") else ()
 
 
 def _refuse_while_importing_main() -> None:
@@ -377,41 +409,99 @@ def _script_hidden_from_spawn():
 
 
 @contextmanager
-def local_dask_cluster(n_workers: int | None = None, *, profile: bool = False, **cluster_options):
+def _without_dask_malloc_trim():
+    """Drop Dask's ``MALLOC_TRIM_THRESHOLD_`` from ``os.environ`` while worker processes (and their forkserver)
+    start: a nanny started earlier in this process with Dask's defaults left it there, and new processes would
+    inherit it. A value of the user's own is kept. Restored afterwards."""
+    import dask
+
+    inherited = os.environ.get(_MALLOC_TRIM)
+    dask_default = str(dask.config.get(f"distributed.nanny.pre-spawn-environ.{_MALLOC_TRIM}", default=None))
+    drop = inherited is not None and inherited == dask_default
+    if drop:
+        del os.environ[_MALLOC_TRIM]
+    try:
+        yield
+    finally:
+        if drop:
+            os.environ[_MALLOC_TRIM] = inherited
+
+
+@contextmanager
+def _worker_start_method(preload: Sequence[str]):
+    """Yield how the cluster starts its workers: ``"forkserver"`` with a forkserver started here, which imports
+    ``preload`` once for every worker forked from it (a spawned worker imports them itself, each worker on its own
+    core at once), stopped on exit so no process outlives the cluster and no later cluster gets modules imported
+    before an edit; or ``"spawn"`` when the platform has no forkserver or one started elsewhere is running (its
+    imports and environment are not evalkit's to vouch for)."""
+    import multiprocessing
+    import multiprocessing.forkserver as forkserver
+
+    server = getattr(forkserver, "_forkserver", None)
+    usable = ("forkserver" in multiprocessing.get_all_start_methods() and hasattr(server, "_stop")
+              and getattr(server, "_forkserver_pid", 0) is None)
+    if not usable:
+        yield "spawn"
+        return
+    previous_preload = list(getattr(server, "_preload_modules", ["__main__"]))
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(list(dict.fromkeys(preload)))
+    try:
+        with _without_dask_malloc_trim():
+            forkserver.ensure_running()  # returns at once: the server's imports overlap the scheduler's start-up
+        yield "forkserver"
+    finally:
+        _stop_forkserver(server)
+        context.set_forkserver_preload(previous_preload)
+
+
+def _stop_forkserver(server) -> None:
+    """Stop the forkserver evalkit started, once its workers are gone. Left to exit by itself, it would spend ~0.2 s
+    unloading pandas and scipy while the call waits; it holds nothing to release, so it is terminated (it has no
+    handler for SIGTERM) and reaped by ``ForkServer._stop``, the method CPython's own tests use (nothing public
+    stops a forkserver)."""
+    import signal
+
+    pid = getattr(server, "_forkserver_pid", None)
+    if pid is not None:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:  # pragma: no cover - it ended already; _stop reaps it
+            pass
+    server._stop()
+
+
+@contextmanager
+def local_dask_cluster(n_workers: int | None = None, *, profile: bool = False, preload: Sequence[str] = (),
+                       **cluster_options):
     """A ``distributed.LocalCluster`` of ``n_workers`` single-threaded worker processes (default: all CPUs) set
     up for trials, closed on exit::
 
         with evalkit.parallel.local_dask_cluster(2) as cluster, distributed.Client(cluster):
             result = voorhees2014.run_experiment(gold, scheduler="dask")   # uses the active client
 
-    Its workers start without Dask's ``MALLOC_TRIM_THRESHOLD_=65536`` (see the module docstring), without Dask's
-    statistical profiler (a stack sample of the running task every 10 ms: 12 Voorhees 2014 trials took 28 s with it
-    and 16 s without; ``profile=True`` keeps it, for the dashboard's profile page), and without re-running the
-    calling script, so a script needs no ``if __name__ == "__main__":`` guard. ``cluster_options``
-    go to ``LocalCluster`` (defaults: ``threads_per_worker=1``, ``processes=True``, its HTTP server on a free port).
+    Its workers are forked from a forkserver that imported Dask's worker and evalkit's trial modules once
+    (:data:`WORKER_PRELOAD` and the modules in ``preload``; stopped with the cluster), start without Dask's
+    ``MALLOC_TRIM_THRESHOLD_=65536`` (see the module docstring), without Dask's statistical profiler (a stack sample
+    of the running task every 10 ms: 12 Voorhees 2014 trials took 28 s with it and 16 s without; ``profile=True``
+    keeps it, for the dashboard's profile page), with the event-loop watchdog and system monitor waking their
+    event loops less often (:data:`_QUIET_LOOPS`), and without re-running the calling script, so a script needs no
+    ``if __name__ == "__main__":`` guard. ``cluster_options`` go to ``LocalCluster`` (defaults:
+    ``threads_per_worker=1``, ``processes=True``, its HTTP server on a free port).
     """
     import dask
     import distributed
 
     options = {"threads_per_worker": 1, "processes": True, "dashboard_address": ":0", **cluster_options}
     _refuse_while_importing_main()
-    # a nanny started earlier in this process with Dask's default left the setting in os.environ, which spawned
-    # workers would inherit: drop that value (a value of the user's own is kept) while ours start
-    inherited = os.environ.get(_MALLOC_TRIM)
-    dask_default = str(dask.config.get(f"distributed.nanny.pre-spawn-environ.{_MALLOC_TRIM}", default=None))
-    drop = inherited is not None and inherited == dask_default
-    try:
-        if drop:
-            del os.environ[_MALLOC_TRIM]
+    with _worker_start_method(WORKER_PRELOAD + tuple(preload)) as start_method:
         settings = {f"distributed.nanny.pre-spawn-environ.{_MALLOC_TRIM}": None,
-                    "distributed.worker.profile.enabled": bool(profile)}
-        with dask.config.set(settings), _script_hidden_from_spawn():
+                    "distributed.worker.profile.enabled": bool(profile),
+                    "distributed.worker.multiprocessing-method": start_method, **_QUIET_LOOPS}
+        with _without_dask_malloc_trim(), dask.config.set(settings), _script_hidden_from_spawn():
             cluster = distributed.LocalCluster(n_workers=_resolve_n_jobs(n_workers), **options)
-    finally:
-        if drop:
-            os.environ[_MALLOC_TRIM] = inherited
-    with cluster:
-        yield cluster
+        with cluster:
+            yield cluster
 
 
 def _run_on_client(client, run: _Run) -> list:

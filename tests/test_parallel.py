@@ -64,6 +64,34 @@ def worker_profiling(trial_index, trial_seed):
     return dask.config.get("distributed.worker.profile.enabled")
 
 
+def worker_tick_interval(trial_index, trial_seed):
+    import dask
+
+    return dask.config.get("distributed.admin.tick.interval")
+
+
+def worker_origin(trial_index, trial_seed):
+    """The worker's pid, its parent's pid, and whether scipy (imported by evalkit.stats, which no trial here uses)
+    was imported before this trial ran."""
+    return os.getpid(), os.getppid(), "scipy" in sys.modules
+
+
+def _forkserver():
+    import multiprocessing.forkserver
+
+    return multiprocessing.forkserver._forkserver
+
+
+def _ended(pid: int) -> bool:
+    """The process is gone (or a zombie waiting for a parent that is not ours to reap it)."""
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
 class ReleasingBar:
     """A stand-in for the tqdm bar: counts updates and creates ``release_file`` once ``n`` trials are counted."""
 
@@ -232,6 +260,8 @@ def test_dask_identical_to_serial_with_existing_client_and_own_cluster(monkeypat
         assert set(run_trials(worker_environment, 4, SEED, scheduler="dask", progress=False)) == {"unset"}
         # nor Dask's statistical profiler (a stack sample every 10 ms slowed trials by half again)
         assert set(run_trials(worker_profiling, 4, SEED, scheduler="dask", progress=False)) == {False}
+        # the event-loop watchdog ticks every second, not every 20 ms
+        assert set(run_trials(worker_tick_interval, 4, SEED, scheduler="dask", progress=False)) == {"1s"}
         with monkeypatch.context() as patch:
             _check_progress_moves_before_last_trial_ends(patch, tmp_path, "dask")
     assert on_client == serial == expected_results()
@@ -284,3 +314,55 @@ def test_dask_from_a_worker_re_running_the_script_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(distributed, "get_client", lambda: (_ for _ in ()).throw(ValueError("no client")))
     with pytest.raises(RuntimeError, match=r"my_script.py.*if __name__ == \"__main__\":"):
         run_trials(trial_pid, 2, SEED, scheduler="dask", n_jobs=2, progress=False)
+
+
+@pytest.mark.skipif(not HAS_DISTRIBUTED, reason="dask.distributed is not installed")
+def test_dask_workers_fork_from_a_preloaded_forkserver_and_leave_no_process():
+    """evalkit's cluster forks its workers from a forkserver it starts, which imported evalkit's trial modules (so
+    the workers did not import them), and stops it with the cluster: no worker, no forkserver outlives the call."""
+    import distributed
+
+    if _forkserver()._forkserver_pid is not None:
+        pytest.skip("a forkserver started by other code is running in this process")
+    with parallel.local_dask_cluster(2) as cluster, distributed.Client(cluster) as client:
+        server_pid = _forkserver()._forkserver_pid
+        assert server_pid is not None
+        origins = set(run_trials(worker_origin, 6, SEED, scheduler="dask", progress=False))
+        workers = {pid for pid, _, _ in origins}
+        assert len(workers) == 2 and {parent for _, parent, _ in origins} == {server_pid}
+        assert all(preloaded for _, _, preloaded in origins)
+        assert set(client.run(os.getpid).values()) == workers
+    assert _forkserver()._forkserver_pid is None
+    assert all(_ended(pid) for pid in workers | {server_pid})
+    # run_trials' own cluster: the same, and the numbers of the serial run
+    assert run_trials(bootstrap_mean_demo, 4, SEED, args=(VALUES,), scheduler="dask", n_jobs=2,
+                      progress=False) == expected_results(4)
+    assert _forkserver()._forkserver_pid is None
+
+
+@pytest.mark.skipif(not HAS_DISTRIBUTED, reason="dask.distributed is not installed")
+def test_dask_workers_are_spawned_beside_a_forkserver_started_elsewhere():
+    """A forkserver evalkit did not start (another library's, its imports and environment unknown) is neither used
+    nor stopped: the workers are spawned by the cluster, with the serial numbers."""
+    import multiprocessing.forkserver
+
+    if _forkserver()._forkserver_pid is not None:
+        pytest.skip("a forkserver started by other code is running in this process")
+    multiprocessing.forkserver.ensure_running()
+    foreign = _forkserver()._forkserver_pid
+    try:
+        origins = set(run_trials(worker_origin, 4, SEED, scheduler="dask", n_jobs=2, progress=False))
+        assert {parent for _, parent, _ in origins} == {os.getpid()}
+        assert _forkserver()._forkserver_pid == foreign and not _ended(foreign)
+    finally:
+        _forkserver()._stop()
+
+
+@pytest.mark.skipif(not HAS_DISTRIBUTED, reason="dask.distributed is not installed")
+def test_dask_workers_lack_malloc_trim_left_in_the_environment_by_an_earlier_nanny(monkeypatch):
+    """A nanny started earlier with Dask's defaults leaves MALLOC_TRIM_THRESHOLD_=65536 in os.environ; neither the
+    forkserver nor the workers forked from it inherit it, and the caller's environment is given back as it was."""
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
+    seen = run_trials(worker_environment, 4, SEED, scheduler="dask", n_jobs=2, progress=False)
+    assert set(seen) == {"unset"}
+    assert os.environ["MALLOC_TRIM_THRESHOLD_"] == "65536"
