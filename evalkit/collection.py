@@ -444,7 +444,7 @@ class Collection:
             # 2. one sorted vocabulary from the groups' dictionaries and the qrels' docnos
             qrels_encoded = _to_arrow(qrels.docno).dictionary_encode()
             vocabulary, remaps = _merge_dictionaries([part.dictionary for part in encoded]
-                                                     + [qrels_encoded.dictionary])
+                                                     + [qrels_encoded.dictionary], pool, n_threads)
             qrels_doc_ids = remaps[-1][qrels_encoded.indices.to_numpy(zero_copy_only=False)]
             per_run = [(part, remaps[g], k) for g, part in enumerate(encoded) for k in range(len(part.runs))]
             sizes = np.stack([part.group_sizes[k] for part, _, k in per_run])  # (S, T) rows with a qrels topic
@@ -672,17 +672,70 @@ def _encode_group(runs: list[Run], topic_position: dict, n_topics: int) -> _Enco
     return _EncodedGroup(runs, dictionary, doc_codes, topic_codes, group_sizes, outside)
 
 
-def _merge_dictionaries(dictionaries: list[pa.Array]) -> tuple[np.ndarray, list[np.ndarray]]:
+#: dictionaries holding fewer entries than this are merged in one piece (splitting by value costs a pass)
+MERGE_SPLIT_MIN = 100_000
+
+
+def _merge_dictionaries(dictionaries: list[pa.Array], pool: ThreadPoolExecutor | None = None,
+                        n_parts: int = 1) -> tuple[np.ndarray, list[np.ndarray]]:
     """The sorted vocabulary of the strings in ``dictionaries`` and, per dictionary, the int32 id (position in the
-    vocabulary, so id order is docno order: byte-wise, as strcmp) of each of its entries."""
+    vocabulary, so id order is docno order: byte-wise, as strcmp) of each of its entries.
+
+    With a ``pool`` and ``n_parts`` > 1 the strings are split by value into ranges at pivots taken from the
+    entries themselves (every part's strings sort before the next part's), each range merged in its own thread, and
+    the parts' vocabularies concatenated: the same vocabulary and ids as one merge, whatever the pivots."""
+    total = sum(len(d) for d in dictionaries)
+    if pool is None or n_parts <= 1 or total < max(MERGE_SPLIT_MIN, 1):
+        union, remaps = _merge_in_one(dictionaries)
+        return np.asarray(union.to_numpy(zero_copy_only=False), dtype=object), remaps
+    pivots = _pivots(dictionaries, n_parts)
+    parts_of = [_part_numbers(d, pivots) for d in dictionaries]
+
+    def merge_part(part: int):
+        union, remaps = _merge_in_one([d.filter(pa.array(parts == part)) for d, parts in zip(dictionaries, parts_of)])
+        return np.asarray(union.to_numpy(zero_copy_only=False), dtype=object), remaps
+
+    merged = list(pool.map(merge_part, range(len(pivots) + 1)))
+    offsets = np.cumsum([0] + [len(vocabulary) for vocabulary, _ in merged])
+    remaps = []
+    for i, parts in enumerate(parts_of):
+        ids = np.empty(len(parts), np.int32)
+        for part, (_, part_remaps) in enumerate(merged):
+            ids[parts == part] = part_remaps[i] + offsets[part]
+        remaps.append(ids)
+    return np.concatenate([vocabulary for vocabulary, _ in merged]), remaps
+
+
+def _merge_in_one(dictionaries: list[pa.Array]) -> tuple[pa.Array, list[np.ndarray]]:
+    """(sorted union as a pa.string array, per dictionary the id of each entry in it)."""
     encoded = pa.chunked_array(dictionaries, pa.string()).dictionary_encode()
-    union = encoded.chunk(encoded.num_chunks - 1).dictionary
+    union = encoded.chunk(encoded.num_chunks - 1).dictionary if encoded.num_chunks else pa.array([], pa.string())
     order = pc.sort_indices(union).to_numpy()
     rank = np.empty(len(order), np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
-    remaps = [rank[chunk.indices.to_numpy(zero_copy_only=False)] for chunk in encoded.chunks]
-    vocabulary = np.asarray(union.take(pa.array(order)).to_numpy(zero_copy_only=False), dtype=object)
-    return vocabulary, remaps
+    indices = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks]  # empty chunks may be gone
+    ids = rank[np.concatenate(indices)] if indices else np.zeros(0, np.int32)
+    remaps = np.split(ids, np.cumsum([len(d) for d in dictionaries])[:-1])
+    return union.take(pa.array(order)), remaps
+
+
+def _pivots(dictionaries: list[pa.Array], n_parts: int, sample: int = 4096) -> list[str]:
+    """``n_parts - 1`` distinct strings cutting a sample of the entries (every k-th of each dictionary, so the
+    choice is deterministic) into ranges of about equal size."""
+    total = sum(len(d) for d in dictionaries)
+    step = max(1, total // sample)
+    picked = pa.concat_arrays([d.take(pa.array(np.arange(0, len(d), step))) for d in dictionaries if len(d)])
+    ordered = picked.take(pc.sort_indices(picked)).to_pylist()
+    cuts = sorted({ordered[len(ordered) * k // n_parts] for k in range(1, n_parts)})
+    return [c for c in cuts if c > ordered[0]] or [ordered[len(ordered) // 2]]
+
+
+def _part_numbers(dictionary: pa.Array, pivots: list[str]) -> np.ndarray:
+    """(len,) int8: the range each entry falls in (the number of pivots at or below it)."""
+    parts = np.zeros(len(dictionary), np.int8)
+    for pivot in pivots:
+        parts += pc.greater_equal(dictionary, pivot).to_numpy(zero_copy_only=False)
+    return parts
 
 
 def _place_run(part: _EncodedGroup, k: int, remap: np.ndarray, docs: np.ndarray, scores: np.ndarray,

@@ -295,3 +295,26 @@ def test_per_topic_counts_and_ideal_gains_equal_their_definitions(n_topics):
     for t in rng.integers(0, n_topics, 50).tolist() + [n_topics - 1]:
         expected = sorted(grade[(topic == t) & (grade > 0)].tolist(), reverse=True)
         assert ideal[t, :len(expected)].tolist() == expected and not ideal[t, len(expected):].any()
+
+
+@pytest.mark.parametrize("n_parts", [2, 3, 5])
+def test_merge_split_by_value_equals_one_merge(monkeypatch, n_parts):
+    """The build's parallel merge of docno dictionaries (ranges of values in threads) gives the one-piece merge's
+    vocabulary and ids, with skewed, tiny, empty and non-ASCII dictionaries."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import pyarrow as pa
+
+    from evalkit import collection as module
+
+    monkeypatch.setattr(module, "MERGE_SPLIT_MIN", 0)
+    rng = np.random.default_rng(n_parts)
+    words = [f"D{rng.integers(0, 3000)}" for _ in range(4000)] + ["é1", "é2", "A", "zz", "D1", "D10"]
+    dictionaries = [pa.array(sorted(set(words[i::3]), key=lambda _: rng.random())) for i in range(3)]
+    dictionaries += [pa.array([], pa.string()), pa.array(["D1"]), pa.array(["A"] * 1)]
+    one = module._merge_dictionaries(dictionaries)
+    with ThreadPoolExecutor(2) as pool:
+        split = module._merge_dictionaries(dictionaries, pool, n_parts)
+    assert one[0].tolist() == sorted(set(words), key=str.encode) == split[0].tolist()
+    assert all(np.array_equal(a, b) for a, b in zip(one[1], split[1]))
+    assert all(np.array_equal(one[0][ids], np.array(d.to_pylist(), object)) for d, ids in zip(dictionaries, split[1]))
