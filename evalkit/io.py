@@ -66,8 +66,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from .ordering import segment_then_descending
 from .errors import TrecFormatError
+from .ordering import segment_then_descending
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: reading files does not need it
     import pandas as pd
@@ -145,7 +145,6 @@ def trec_eval_order(group: np.ndarray, scores: np.ndarray, docno_ranks: np.ndarr
         order = np.arange(n) if order is None else order
         order[rows] = order[moved]
     return order
-
 
 
 @dataclass(frozen=True)
