@@ -686,16 +686,12 @@ def _merge_dictionaries(dictionaries: list[pa.Array], pool: ThreadPoolExecutor |
     the parts' vocabularies concatenated: the same vocabulary and ids as one merge, whatever the pivots."""
     total = sum(len(d) for d in dictionaries)
     if pool is None or n_parts <= 1 or total < max(MERGE_SPLIT_MIN, 1):
-        union, remaps = _merge_in_one(dictionaries)
-        return np.asarray(union.to_numpy(zero_copy_only=False), dtype=object), remaps
+        return _merge_in_one(dictionaries)
     pivots = _pivots(dictionaries, n_parts)
     parts_of = [_part_numbers(d, pivots) for d in dictionaries]
-
-    def merge_part(part: int):
-        union, remaps = _merge_in_one([d.filter(pa.array(parts == part)) for d, parts in zip(dictionaries, parts_of)])
-        return np.asarray(union.to_numpy(zero_copy_only=False), dtype=object), remaps
-
-    merged = list(pool.map(merge_part, range(len(pivots) + 1)))
+    merged = list(pool.map(lambda part: _merge_in_one([d.filter(pa.array(parts == part))
+                                                       for d, parts in zip(dictionaries, parts_of)]),
+                           range(len(pivots) + 1)))
     offsets = np.cumsum([0] + [len(vocabulary) for vocabulary, _ in merged])
     remaps = []
     for i, parts in enumerate(parts_of):
@@ -706,8 +702,8 @@ def _merge_dictionaries(dictionaries: list[pa.Array], pool: ThreadPoolExecutor |
     return np.concatenate([vocabulary for vocabulary, _ in merged]), remaps
 
 
-def _merge_in_one(dictionaries: list[pa.Array]) -> tuple[pa.Array, list[np.ndarray]]:
-    """(sorted union as a pa.string array, per dictionary the id of each entry in it)."""
+def _merge_in_one(dictionaries: list[pa.Array]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(sorted union as a numpy object array, per dictionary the id of each entry in it)."""
     encoded = pa.chunked_array(dictionaries, pa.string()).dictionary_encode()
     union = encoded.chunk(encoded.num_chunks - 1).dictionary if encoded.num_chunks else pa.array([], pa.string())
     order = pc.sort_indices(union).to_numpy()
@@ -716,7 +712,7 @@ def _merge_in_one(dictionaries: list[pa.Array]) -> tuple[pa.Array, list[np.ndarr
     indices = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks]  # empty chunks may be gone
     ids = rank[np.concatenate(indices)] if indices else np.zeros(0, np.int32)
     remaps = np.split(ids, np.cumsum([len(d) for d in dictionaries])[:-1])
-    return union.take(pa.array(order)), remaps
+    return np.asarray(union.take(pa.array(order)).to_numpy(zero_copy_only=False), dtype=object), remaps
 
 
 def _pivots(dictionaries: list[pa.Array], n_parts: int, sample: int = 4096) -> list[str]:
