@@ -27,18 +27,14 @@ in ``GRADE_MIN..GRADE_MAX`` (-2147483646..2147483647) and refuses others by file
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
-from .io import GRADE_MAX, GRADE_MIN, STDIN_NAME, Qrels, Run, trec_eval_order
+from .build import build_arrays
+from .io import GRADE_MAX, GRADE_MIN, STDIN_NAME, Qrels, Run
 
 __all__ = ["Collection", "JudgedSet", "UNSAMPLED", "UNJUDGED", "ABSENT", "GRADE_DTYPE", "GRADE_MIN", "GRADE_MAX",
            "as_grades", "sort_topics"]
@@ -406,64 +402,41 @@ class Collection:
     @classmethod
     def from_runs(
         cls,
-        runs: list[Run],
-        qrels: Qrels,
+        runs: list,
+        qrels,
         name: str = "collection",
         runs_info: pd.DataFrame | None = None,
         depth: int | None = None,
         ties: str = "float64",
     ) -> "Collection":
-        """Build the dense arrays from parsed runs and qrels.
+        """Build the dense arrays from runs and qrels.
 
-        Topics are the qrels' topics (trec_eval evaluates a run only on topics with judgments); run lines for other
-        topics are counted and reported in ``runs_info['lines_without_qrels']``, not silently lost. ``depth``
-        (default: the longest ranking) truncates every ranking. ``ties``: how equal scores are told apart, as
-        trec_eval 10.0 does (``"float64"``, the default) or as trec_eval 9.x and pytrec_eval-terrier do
-        (``"float32"``); see :func:`evalkit.io.trec_eval_order`.
+        ``runs``: :class:`Run` objects or run file paths (parsed here), in the collection's run order; ``qrels``: a
+        :class:`Qrels` or a qrels file path. Topics are the qrels' topics (trec_eval evaluates a run only on topics
+        with judgments); run lines for other topics are counted and reported in ``runs_info['lines_without_qrels']``,
+        not silently lost. ``depth`` (default: the longest ranking) truncates every ranking. ``ties``: how equal
+        scores are told apart, as trec_eval 10.0 does (``"float64"``, the default) or as trec_eval 9.x and
+        pytrec_eval-terrier do (``"float32"``); see :func:`evalkit.io.trec_eval_order`.
 
-        Built in threads, one per core (the kernels release the GIL): the docnos of each group of consecutive runs
-        dictionary-encoded together, the groups' dictionaries (and the qrels' docnos) merged into one sorted
-        vocabulary (Arrow strings until the end: no Python string per row), then each run put in trec_eval order
-        (:func:`evalkit.io.trec_eval_order`, the one place the tie rule lives) and written into its rows of the
-        dense arrays. Every step is per run or an exact merge, so the arrays do not depend on the thread count.
+        Built in threads, one per core (:mod:`evalkit.build`): files parsed, the docnos of each group of consecutive
+        runs dictionary-encoded together as soon as the group is parsed, the groups' dictionaries (and the qrels'
+        docnos) merged into one sorted vocabulary, then each run put in trec_eval order and written into its rows of
+        the dense arrays. Every step is per run, per group or an exact merge, so the arrays do not depend on the
+        thread count. A file that cannot be read raises its :class:`evalkit.errors.TrecFormatError` (the first such
+        run file in order, else the qrels file); two runs with one name, or a document twice in a ranking, raise a
+        ValueError naming the files (and the line).
         """
         if not runs:
             raise ValueError("a collection needs at least one run")
+        built = build_arrays(list(runs), qrels, sort_topics, depth, ties)
+        runs, qrels, topics = built.runs, built.qrels, built.topics
         names = [r.name for r in runs]
         _check_unique_names(runs)
-        topics = sort_topics(qrels.topic)
-        topic_lookup = pd.Index(topics)
-        topic_position = {topic: i for i, topic in enumerate(topics)}
-        n_threads = _build_threads(len(runs))
-
-        # 1. per run (in threads): topic positions; per group of runs: their docnos dictionary-encoded together
-        groups = _run_groups([len(r) for r in runs], GROUPS_PER_THREAD * n_threads)
-        with ThreadPoolExecutor(n_threads) as pool:
-            encoded = list(pool.map(lambda group: _encode_group([runs[i] for i in group], topic_position, len(topics)),
-                                    groups))
-            # 2. one sorted vocabulary from the groups' dictionaries and the qrels' docnos
-            qrels_encoded = _to_arrow(qrels.docno).dictionary_encode()
-            vocabulary, remaps = _merge_dictionaries([part.dictionary for part in encoded]
-                                                     + [qrels_encoded.dictionary], pool, n_threads)
-            qrels_doc_ids = remaps[-1][qrels_encoded.indices.to_numpy(zero_copy_only=False)]
-            per_run = [(part, remaps[g], k) for g, part in enumerate(encoded) for k in range(len(part.runs))]
-            sizes = np.stack([part.group_sizes[k] for part, _, k in per_run])  # (S, T) rows with a qrels topic
-            width = int(sizes.max(initial=1)) if depth is None else int(depth)
-            docs = np.empty((len(runs), len(topics), width), np.int32)
-            scores = np.empty((len(runs), len(topics), width), np.float64)
-
-            # 3. per run (in threads): doc ids, trec_eval order, the run's rows of the dense arrays
-            def place(s: int) -> np.ndarray:
-                part, remap, k = per_run[s]
-                return _place_run(part, k, remap, docs[s], scores[s], ties)
-
-            repeated = np.stack(list(pool.map(place, range(len(runs)))))  # (S, T) a docno twice in the ranking
-        lines_without_qrels = np.array([part.outside[k] for part, _, k in per_run], np.int64)
-        _check_duplicates(runs, repeated, topics)
+        _check_duplicates(runs, built.repeated, topics)
 
         judged = JudgedSet.from_arrays(
-            topic_lookup.get_indexer(qrels.topic), qrels_doc_ids, qrels.grade, len(topics), len(vocabulary),
-            qrels.stratum,
+            pd.Index(topics).get_indexer(qrels.topic), built.qrels_doc_ids, qrels.grade, len(topics),
+            len(built.vocabulary), qrels.stratum,
         )
         info = pd.DataFrame(index=pd.Index(names, name="run"))
         if runs_info is not None:
@@ -472,14 +445,14 @@ class Collection:
             if column not in info or info[column].isna().any():
                 fill = info.index.to_series() if default is None else default
                 info[column] = info[column].fillna(fill) if column in info else fill
-        info["lines_without_qrels"] = lines_without_qrels
+        info["lines_without_qrels"] = built.lines_without_qrels
         return cls(
             name=name,
             topics=topics,
             run_names=np.asarray(names, dtype=object),
-            vocabulary=vocabulary,
-            docs=docs,
-            scores=scores,
+            vocabulary=built.vocabulary,
+            docs=built.docs,
+            scores=built.scores,
             qrels=judged,
             runs_info=info,
             metadata={"ties": ties},
@@ -605,163 +578,6 @@ def _check_duplicates(runs: list[Run], repeated: np.ndarray, topics: np.ndarray)
         explain_run_error(run.source)  # raises with the line
     where = run.source if run.source is not None else f"run {run.name!r}"
     raise ValueError(f"{where}: a document appears twice in topic {topics[t]} (run {run.name!r})")
-
-
-def _to_arrow(column) -> pa.Array:
-    """A string column as one ``pa.string()`` array, whatever it came as (numpy, pandas 3's arrow-backed strings
-    and pyarrow's large_string or string_view all end up the same type, so they can be concatenated)."""
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
-    if not isinstance(column, pa.Array):
-        column = pa.array(np.asarray(column, dtype=object), pa.string())
-    return column if column.type == pa.string() else column.cast(pa.string())
-
-
-#: groups of runs whose docnos are dictionary-encoded together, per build thread: smaller groups hash faster (their
-#: tables stay in cache) and balance the threads when the machine is busy, while merging the groups' dictionaries
-#: costs more with each group (TREC-8, CPU seconds encode + merge: 1 group 0.46 + 0.12, 2: 0.36 + 0.22,
-#: 4: 0.30 + 0.17, 8: 0.28 + 0.20)
-GROUPS_PER_THREAD = 2
-
-
-def _build_threads(n_runs: int) -> int:
-    """Threads for a build: one per core, at most one per run (the kernels below release the GIL)."""
-    return max(1, min(n_runs, os.cpu_count() or 1))
-
-
-def _run_groups(lengths: list[int], n_groups: int) -> list[list[int]]:
-    """Consecutive runs in ``n_groups`` groups of about equal rows (each non-empty while there are runs)."""
-    bounds = np.cumsum([0] + list(lengths))
-    cuts = np.searchsorted(bounds, np.arange(1, n_groups) * bounds[-1] / n_groups)
-    cuts = np.clip(cuts, 1, len(lengths))
-    edges = np.unique(np.concatenate([[0], cuts, [len(lengths)]]))
-    return [list(range(a, b)) for a, b in zip(edges[:-1], edges[1:]) if b > a]
-
-
-@dataclass
-class _EncodedGroup:
-    """Consecutive runs encoded together: their docnos as ids into ``dictionary`` (in first-seen order, not
-    sorted), each run's topic positions in the collection (-1: a topic without qrels), its rows per topic."""
-
-    runs: list
-    dictionary: pa.Array
-    doc_codes: list  # per run, int32 ids into ``dictionary``
-    topic_codes: list  # per run, int64 topic positions, -1 outside the qrels' topics
-    group_sizes: list  # per run, (T,) rows of each topic
-    outside: list  # per run, rows whose topic has no qrels
-
-
-def _encode_group(runs: list[Run], topic_position: dict, n_topics: int) -> _EncodedGroup:
-    """Dictionary-encode the docnos of ``runs`` together (one hash table, no Python strings) and place each run's
-    topics in the collection's order: the part of a build that needs no other group."""
-    encoded = pa.chunked_array([_to_arrow(r.docno) for r in runs], pa.string()).dictionary_encode()
-    dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary if encoded.num_chunks else pa.array([], pa.string())
-    indices = (np.concatenate([chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks])
-               if encoded.num_chunks else np.zeros(0, np.int32))
-    offsets = np.cumsum([0] + [len(r) for r in runs])
-    doc_codes, topic_codes, group_sizes, outside = [], [], [], []
-    for k, run in enumerate(runs):
-        doc_codes.append(indices[offsets[k]: offsets[k + 1]])
-        topic = _to_arrow(run.topic).dictionary_encode()
-        positions = np.array([topic_position.get(t, -1) for t in topic.dictionary.to_pylist()], np.int64)
-        codes = positions[topic.indices.to_numpy(zero_copy_only=False)] if len(positions) else np.zeros(0, np.int64)
-        topic_codes.append(codes)
-        counts = np.bincount(codes + 1, minlength=n_topics + 1)
-        group_sizes.append(counts[1:])
-        outside.append(int(counts[0]))
-    return _EncodedGroup(runs, dictionary, doc_codes, topic_codes, group_sizes, outside)
-
-
-#: dictionaries holding fewer entries than this are merged in one piece (splitting by value costs a pass)
-MERGE_SPLIT_MIN = 100_000
-
-
-def _merge_dictionaries(dictionaries: list[pa.Array], pool: ThreadPoolExecutor | None = None,
-                        n_parts: int = 1) -> tuple[np.ndarray, list[np.ndarray]]:
-    """The sorted vocabulary of the strings in ``dictionaries`` and, per dictionary, the int32 id (position in the
-    vocabulary, so id order is docno order: byte-wise, as strcmp) of each of its entries.
-
-    With a ``pool`` and ``n_parts`` > 1 the strings are split by value into ranges at pivots taken from the
-    entries themselves (every part's strings sort before the next part's), each range merged in its own thread, and
-    the parts' vocabularies concatenated: the same vocabulary and ids as one merge, whatever the pivots."""
-    total = sum(len(d) for d in dictionaries)
-    if pool is None or n_parts <= 1 or total < max(MERGE_SPLIT_MIN, 1):
-        return _merge_in_one(dictionaries)
-    pivots = _pivots(dictionaries, n_parts)
-    parts_of = [_part_numbers(d, pivots) for d in dictionaries]
-    merged = list(pool.map(lambda part: _merge_in_one([d.filter(pa.array(parts == part))
-                                                       for d, parts in zip(dictionaries, parts_of)]),
-                           range(len(pivots) + 1)))
-    offsets = np.cumsum([0] + [len(vocabulary) for vocabulary, _ in merged])
-    remaps = []
-    for i, parts in enumerate(parts_of):
-        ids = np.empty(len(parts), np.int32)
-        for part, (_, part_remaps) in enumerate(merged):
-            ids[parts == part] = part_remaps[i] + offsets[part]
-        remaps.append(ids)
-    return np.concatenate([vocabulary for vocabulary, _ in merged]), remaps
-
-
-def _merge_in_one(dictionaries: list[pa.Array]) -> tuple[np.ndarray, list[np.ndarray]]:
-    """(sorted union as a numpy object array, per dictionary the id of each entry in it)."""
-    encoded = pa.chunked_array(dictionaries, pa.string()).dictionary_encode()
-    union = encoded.chunk(encoded.num_chunks - 1).dictionary if encoded.num_chunks else pa.array([], pa.string())
-    order = pc.sort_indices(union).to_numpy()
-    rank = np.empty(len(order), np.int32)
-    rank[order] = np.arange(len(order), dtype=np.int32)
-    indices = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks]  # empty chunks may be gone
-    ids = rank[np.concatenate(indices)] if indices else np.zeros(0, np.int32)
-    remaps = np.split(ids, np.cumsum([len(d) for d in dictionaries])[:-1])
-    return np.asarray(union.take(pa.array(order)).to_numpy(zero_copy_only=False), dtype=object), remaps
-
-
-def _pivots(dictionaries: list[pa.Array], n_parts: int, sample: int = 4096) -> list[str]:
-    """``n_parts - 1`` distinct strings cutting a sample of the entries (every k-th of each dictionary, so the
-    choice is deterministic) into ranges of about equal size."""
-    total = sum(len(d) for d in dictionaries)
-    step = max(1, total // sample)
-    picked = pa.concat_arrays([d.take(pa.array(np.arange(0, len(d), step))) for d in dictionaries if len(d)])
-    ordered = picked.take(pc.sort_indices(picked)).to_pylist()
-    cuts = sorted({ordered[len(ordered) * k // n_parts] for k in range(1, n_parts)})
-    return [c for c in cuts if c > ordered[0]] or [ordered[len(ordered) // 2]]
-
-
-def _part_numbers(dictionary: pa.Array, pivots: list[str]) -> np.ndarray:
-    """(len,) int8: the range each entry falls in (the number of pivots at or below it)."""
-    parts = np.zeros(len(dictionary), np.int8)
-    for pivot in pivots:
-        parts += pc.greater_equal(dictionary, pivot).to_numpy(zero_copy_only=False)
-    return parts
-
-
-def _place_run(part: _EncodedGroup, k: int, remap: np.ndarray, docs: np.ndarray, scores: np.ndarray,
-               ties: str = "float64") -> np.ndarray:
-    """Write run ``k`` of ``part`` into its (T, width) rows ``docs`` and ``scores``: each topic's ranking in
-    trec_eval order (:func:`evalkit.io.trec_eval_order`), cut at the width, padded with -1 / NaN. Returns (T,) bool:
-    the topics whose ranking holds a document twice."""
-    run = part.runs[k]
-    codes, doc_ids = part.topic_codes[k], remap[part.doc_codes[k]]
-    row_scores = np.asarray(run.score, np.float64)
-    if part.outside[k]:  # lines of topics without qrels: counted (runs_info), not placed
-        keep = codes >= 0
-        codes, doc_ids, row_scores = codes[keep], doc_ids[keep], row_scores[keep]
-    order = trec_eval_order(codes, row_scores, doc_ids, ties=ties)
-    if order is not None:
-        codes, doc_ids, row_scores = codes[order], doc_ids[order], row_scores[order]
-    sizes = part.group_sizes[k]
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    rank = np.arange(len(codes)) - starts[codes]
-    width = docs.shape[1]
-    docs.fill(-1)
-    scores.fill(np.nan)
-    if (rank >= width).any():
-        kept = rank < width
-        codes, rank, doc_ids, row_scores = codes[kept], rank[kept], doc_ids[kept], row_scores[kept]
-    cells = codes * width + rank  # flat positions: one 1-d scatter per array instead of a 2-d fancy index
-    docs.reshape(-1)[cells] = doc_ids
-    scores.reshape(-1)[cells] = row_scores
-    ordered = np.sort(docs, axis=1)
-    return ((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] >= 0)).any(axis=1)
 
 
 def _take(array: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarray:

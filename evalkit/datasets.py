@@ -36,7 +36,7 @@ import numpy as np
 from .cache import cache_path, load_cached, save_cached
 from .io import check_ties
 from .collection import ABSENT, UNSAMPLED, Collection
-from .io import Run, parse_run, read_qrels, read_runs_table
+from .io import Run, parse_run, read_runs_table
 from .pool_metadata import COLLECTION_FILES, describe, read_collection_file, read_judged_column, resolve_pool_metadata
 
 __all__ = [
@@ -143,14 +143,13 @@ def load_directory(directory: os.PathLike | str, name: str | None = None, cache:
         cached = load_cached(where)
         if cached is not None:
             return cached
-    runs = read_runs(run_files)
-    qrels = read_qrels(qrels_file)
     runs_info = read_runs_table(table_file) if table_file.is_file() else None
     table_judged = None
     if runs_info is not None and "judged" in runs_info:
         runs_info = runs_info.drop(columns="judged")
         table_judged = read_judged_column(table_file)  # yes/no, strictly, errors naming file and line
-    collection = Collection.from_runs(runs, qrels, name=shown, runs_info=runs_info, ties=ties)
+    # the run files and the qrels file parsed in the build's threads (evalkit.build), overlapped with the encoding
+    collection = Collection.from_runs(run_files, qrels_file, name=shown, runs_info=runs_info, ties=ties)
     judged, metadata = resolve_pool_metadata(collection, given, table_judged, table_file)
     collection.runs_info["judged"] = judged
     collection.metadata.update(metadata)

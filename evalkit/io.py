@@ -347,16 +347,22 @@ class _Fields:
         return len(self.columns[0]) if self.columns else 0  # the topic column is always read
 
 
+#: The Arrow memory pool the kit parses and builds with: glibc's allocator (Arrow's system pool) rather than Arrow's
+#: default (mimalloc), which hands freed memory back to the kernel in transparent huge pages and faults in fresh
+#: ones for the next file, each zeroed whole: 0.06-0.8 s of kernel time in a TREC-8 build, most on a process's
+#: first build, against 0.01-0.1 s with glibc, which keeps freed memory for the next file. Passed per call: the
+#: process's default pool is left as it is.
+ARROW_POOL = pa.system_memory_pool()
+
+
 def _read_delimited(data: bytes, delimiter: str, n_columns: int, floats: tuple[int, ...] = (),
-                    skip: tuple[int, ...] = (), labels: tuple[int, ...] = ()) -> list | None:
+                    skip: tuple[int, ...] = ()) -> list | None:
     """pyarrow's CSV reader: column i a ``pa.string`` array (``pa.float64`` for i in ``floats``, parsed as
-    :func:`pyarrow.compute.cast` parses strings; dictionary-encoded strings for i in ``labels``, columns that hold
-    one or a few values; None for i in ``skip``: tokenized, so counted, but not converted); None if a line has
-    another number of fields, a float column does not parse, or a line is blank (empty lines are rows here, so a
-    row is a line). UTF-8 is not checked again here: the caller checked the whole text (:func:`_check_bytes`), and
+    :func:`pyarrow.compute.cast` parses strings; None for i in ``skip``: tokenized, so counted, but not converted);
+    None if a line has another number of fields, a float column does not parse, or a line is blank (empty lines
+    are rows here, so a row is a line). UTF-8 is not checked again here: the caller checked the whole text (:func:`_check_bytes`), and
     the reader's own check costs about as much as the rest of the conversion."""
     names = [f"f{i}" for i in range(n_columns)]
-    label = pa.dictionary(pa.int32(), pa.string())
     try:
         table = pacsv.read_csv(
             pa.py_buffer(data),
@@ -364,16 +370,16 @@ def _read_delimited(data: bytes, delimiter: str, n_columns: int, floats: tuple[i
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
                                              escape_char=False, ignore_empty_lines=False),
             convert_options=pacsv.ConvertOptions(
-                column_types={n: pa.float64() if i in floats else label if i in labels else pa.string()
-                              for i, n in enumerate(names)},
+                column_types={n: pa.float64() if i in floats else pa.string() for i, n in enumerate(names)},
                 include_columns=[n for i, n in enumerate(names) if i not in skip],
                 check_utf8=False, strings_can_be_null=False, quoted_strings_can_be_null=False,
             ),
+            memory_pool=ARROW_POOL,
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
     columns = [None if i in skip else table[n].combine_chunks() for i, n in enumerate(names)]
-    return [c if c is None or i in floats or i in labels else c.cast(pa.string()) for i, c in enumerate(columns)]
+    return [c if c is None or i in floats else c.cast(pa.string()) for i, c in enumerate(columns)]
 
 
 _NUMPY_TYPE = {pa.float64(): np.float64, pa.float32(): np.float32, pa.int64(): np.int64, pa.int32(): np.int32,
@@ -385,6 +391,14 @@ def primitive_values(array: pa.Array) -> np.ndarray:
     imports pandas on first use, 0.15 s that the trec_eval command line does not otherwise pay.)"""
     dtype = np.dtype(_NUMPY_TYPE[array.type])
     return np.frombuffer(array.buffers()[1], dtype, count=len(array), offset=array.offset * dtype.itemsize)
+
+
+def _has_doubled_delimiter(data: bytes, delimiter: bytes) -> bool:
+    """Whether ``delimiter`` occurs twice in a row in ``data``: an empty field inside a line. (Empty fields at a
+    line's start or end, and blank lines, show in the converted columns or the field counts instead: see
+    :func:`_fast_fields`.)"""
+    separator = np.frombuffer(data, np.uint8) == ord(delimiter)
+    return bool((separator[1:] & separator[:-1]).any())
 
 
 def _has_empty_field(data: bytes, delimiter: bytes) -> bool:
@@ -404,12 +418,12 @@ def _has_empty_field(data: bytes, delimiter: bytes) -> bool:
     return bool(adjacent.any() or text[0] == code or text[-1] == code)
 
 
-def _fast_fields(data: bytes, widths: tuple[int, ...], floats: tuple[int, ...] = (), skip: tuple[int, ...] = (),
-                 labels: tuple[int, ...] = ()) -> _Fields | None:
+def _fast_fields(data: bytes, widths: tuple[int, ...], floats: tuple[int, ...] = (),
+                 skip: tuple[int, ...] = ()) -> _Fields | None:
     """Fields of a regular file: one delimiter (tab or space, sniffed from the first line), the same number of
     non-empty fields (one of ``widths``) on every line, no blank or comment line; float columns finite. None
     otherwise (the general path then reads the file and names what is wrong). Columns in ``skip`` are checked but
-    not converted (None), those in ``labels`` come dictionary-encoded (see :func:`_read_delimited`)."""
+    not converted (None; see :func:`_read_delimited`)."""
     first = data[: data.find(b"\n")] if b"\n" in data else data
     first = first.removesuffix(b"\r")
     has_tab, has_space = b"\t" in first, b" " in first
@@ -420,11 +434,16 @@ def _fast_fields(data: bytes, widths: tuple[int, ...], floats: tuple[int, ...] =
     other_blank = b" " if has_tab else b"\t"
     if other_blank in data or b"\x0b" in data or b"\x0c" in data:
         return None  # blanks of another kind inside fields
-    if _has_empty_field(data, delimiter):
-        return None  # a doubled delimiter, one at a line's start or end, or a blank line
-    columns = _read_delimited(data, delimiter.decode(), n_columns, floats, skip, labels)
-    if columns is None:  # another number of fields on some line
+    ends_skipped = 0 in skip or n_columns - 1 in skip
+    if _has_empty_field(data, delimiter) if ends_skipped else _has_doubled_delimiter(data, delimiter):
+        return None  # a doubled delimiter (or, when the first or last column is not converted, one at a line's
+        # start or end, or a blank line)
+    columns = _read_delimited(data, delimiter.decode(), n_columns, floats, skip)
+    if columns is None:  # another number of fields on some line (a blank line is a line of one field)
         return None
+    if any(len(column) and pc.min(pc.binary_length(column)).as_py() == 0
+           for i, column in enumerate(columns) if column is not None and i not in floats):
+        return None  # an empty field at a line's start or end (an empty number is a null, refused below)
     if b"#" in data and pc.any(pc.starts_with(columns[0], "#")).as_py():
         return None  # comment lines
     for i in floats:
@@ -579,12 +598,18 @@ _RUN_FIELDS = "6 columns (topic Q0 docno rank score tag)"
 def _run_fields(name: str, data: bytes) -> _Fields:
     """topic, Q0, docno, rank, score, tag of each run line; fields after the tag are ignored (as trec_eval does)."""
     _check_bytes(name, data)
-    fields = _fast_fields(data, (6,), floats=(4,), skip=(1, 3), labels=(5,))  # Q0 and rank are never read
+    fields = _fast_fields(data, (6,), floats=(4,), skip=(1, 3))  # Q0 and rank are never read
     if fields is None:
         fields = _canonical_fields(name, data, (6, -1), 6, _RUN_FIELDS)
     if not len(fields):
         raise TrecFormatError(name, None, "no run lines (only comments and blank lines)")
     return fields
+
+
+def _one_value(column: pa.Array) -> bool:
+    """Whether every entry of a non-empty string column equals the first (compared, not hashed: a run's tag column
+    nearly always holds one value)."""
+    return bool(pc.all(pc.equal(column, column[0])).as_py())
 
 
 def parse_run(path: os.PathLike | str, name: str | None = None, check_duplicates: bool = True) -> Run:
@@ -604,9 +629,8 @@ def parse_run(path: os.PathLike | str, name: str | None = None, check_duplicates
         if found is not None:
             _raise_duplicate(source, fields, topic, docno, found)
     if name is None:
-        tags = pc.unique(tag)
-        if len(tags) == 1:
-            name = tags[0].as_py()
+        if _one_value(tag):
+            name = tag[0].as_py()
         else:
             name = STDIN_NAME if source == STDIN_NAME else Path(path).name.removesuffix(".gz").removeprefix("input.")
     return Run(name=name, topic=topic, docno=docno, score=scores, ordered=False, source=source)

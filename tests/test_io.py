@@ -432,6 +432,23 @@ def test_fast_path_rows_are_lines(text, rows):
     assert (None if fields is None else len(fields)) == rows
 
 
+@pytest.mark.parametrize("skip", [(1, 3), (1, 3, 5)])  # the run reader's columns, and the trec_eval reader's
+@pytest.mark.parametrize("line, rows", [
+    ("401\tQ0\td1\t1\t2.0\ttag", 1), ("401\t\td1\t1\t2.0\ttag", None), ("401\tQ0\td1\t\t2.0\ttag", None),
+    ("\t401\td1\t1\t2.0\ttag", None), ("401\tQ0\td1\t1\t2.0\t", None), ("401\tQ0\t\t1\t2.0\ttag", None),
+    ("401\tQ0\td1\t1\t\ttag", None),
+])
+def test_a_run_line_with_an_empty_field_leaves_the_fast_path(line, rows, skip):
+    """Six slots but five fields: an empty field wherever it is, converted column or not, sends the file to the
+    general path (which refuses the line by number), never shifts the fields."""
+    from evalkit.io import _fast_fields
+
+    text = ("401\tQ0\td0\t1\t3.0\ttag\n" + line + "\n").encode()
+    for ending in (text, text.replace(b"\n", b"\r\n")):
+        fields = _fast_fields(ending, (6,), floats=(4,), skip=skip)
+        assert (None if fields is None else len(fields) - 1) == rows
+
+
 @pytest.mark.parametrize("text, empty", [
     (b"a b\nc d\n", False), (b"a b\nc d", False), (b"a b\r\nc d\r\n", False),
     (b"a  b\n", True), (b" a b\n", True), (b"a b \n", True), (b"a b\r\n c d\r\n", True), (b"a b \r\n", True),

@@ -1,0 +1,94 @@
+"""The threaded build (evalkit.build): run files and the qrels file parsed inside the build, each group of runs
+encoded as soon as it is parsed, equals building from runs parsed beforehand, whatever the threads, the groups and
+the order in which the threads happen to finish; a bad file is reported as a serial read would report it."""
+
+from __future__ import annotations
+
+import gzip
+import time
+
+import numpy as np
+import pytest
+
+from evalkit import build
+from evalkit.collection import Collection
+from evalkit.errors import TrecFormatError
+from evalkit.io import parse_run, read_qrels
+from test_trec_eval_arrow import write_collection
+
+
+def _assert_same(a: Collection, b: Collection) -> None:
+    assert list(a.run_names) == list(b.run_names) and list(a.topics) == list(b.topics)
+    assert list(a.vocabulary) == list(b.vocabulary)
+    np.testing.assert_array_equal(a.docs, b.docs)
+    np.testing.assert_array_equal(a.scores, b.scores)
+    for column in ("topic", "doc", "grade"):
+        np.testing.assert_array_equal(getattr(a.qrels, column), getattr(b.qrels, column))
+    assert a.runs_info.equals(b.runs_info)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("groups_per_thread", [1, 8])
+def test_files_parsed_in_the_build_equal_runs_parsed_first(tmp_path, monkeypatch, threads, groups_per_thread):
+    qrels_file, paths = write_collection(tmp_path, seed=threads, n_runs=9)
+    gz = paths[4].with_name("run4.gz")
+    gz.write_bytes(gzip.compress(paths[4].read_bytes()))
+    paths[4] = gz
+    parsed = [parse_run(p, check_duplicates=False) for p in paths]
+    reference = Collection.from_runs(parsed, read_qrels(qrels_file), ties="float32")
+    monkeypatch.setattr(build, "build_threads", lambda n_runs: threads)
+    monkeypatch.setattr(build, "GROUPS_PER_THREAD", groups_per_thread)
+    _assert_same(Collection.from_runs(paths, qrels_file, ties="float32"), reference)
+    mixed = [p if i % 2 else parsed[i] for i, p in enumerate(paths)]  # Run objects and paths in one list
+    _assert_same(Collection.from_runs(mixed, read_qrels(qrels_file), ties="float32"), reference)
+    assert list(reference.runs_info["lines_without_qrels"]) == [sum(t == "a" for t in r.topic.to_pylist())
+                                                                for r in parsed]
+
+
+def test_groups_parsed_before_the_qrels_are_read_are_encoded_after(tmp_path, monkeypatch):
+    """Every run already parsed, the qrels file slow to read: no group can be encoded until its topics are known."""
+    qrels_file, paths = write_collection(tmp_path, seed=5, n_runs=6)
+    parsed = [parse_run(p) for p in paths]
+    slow_read = build.read_qrels
+
+    def read_slowly(path):
+        time.sleep(0.3)
+        return slow_read(path)
+
+    reference = Collection.from_runs(parsed, read_qrels(qrels_file))
+    monkeypatch.setattr(build, "build_threads", lambda n_runs: 2)
+    monkeypatch.setattr(build, "read_qrels", read_slowly)
+    _assert_same(Collection.from_runs(parsed, qrels_file), reference)
+
+
+def test_the_first_bad_file_in_order_is_reported_whichever_fails_first(tmp_path, monkeypatch):
+    qrels_file, paths = write_collection(tmp_path, seed=7, n_runs=6)
+    for i in (1, 4):
+        lines = paths[i].read_text().splitlines()
+        lines[2] = lines[2].rsplit(" ", 2)[0] + " abc " + lines[2].rsplit(" ", 1)[1]
+        paths[i].write_text("\n".join(lines) + "\n")
+    parse = build.parse_run
+
+    def parse_run_1_slowly(path, **options):
+        if path == paths[1]:
+            time.sleep(0.3)  # run4 fails first in time; run1 comes first in order
+        return parse(path, **options)
+
+    monkeypatch.setattr(build, "build_threads", lambda n_runs: 2)
+    monkeypatch.setattr(build, "parse_run", parse_run_1_slowly)
+    with pytest.raises(TrecFormatError) as info:
+        Collection.from_runs(paths, qrels_file)
+    assert str(info.value).startswith(f"{paths[1]}:3: score 'abc' is not a number")
+
+
+def test_a_bad_qrels_file_is_reported_unless_a_run_file_is_bad(tmp_path):
+    qrels_file, paths = write_collection(tmp_path, seed=8, n_runs=4)
+    qrels_file.write_text(qrels_file.read_text() + "7 0 D1\n")
+    with pytest.raises(TrecFormatError) as info:
+        Collection.from_runs(paths, qrels_file)
+    line = len(qrels_file.read_text().splitlines())
+    assert str(info.value).startswith(f"{qrels_file}:{line}: expected 4 columns")
+    paths[2].write_text("1 Q0 D1 1 0.5\n")
+    with pytest.raises(TrecFormatError) as info:
+        Collection.from_runs(paths, qrels_file)
+    assert str(info.value).startswith(f"{paths[2]}:1: expected 6 columns")
