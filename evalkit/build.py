@@ -80,7 +80,7 @@ def build_arrays(sources: list, qrels, topics_of, depth: int | None = None, ties
         workers = [pool.submit(schedule.work) for _ in range(n_threads)]
         for worker in workers:
             worker.result()
-        schedule.raise_first_error()
+        schedule.finish()
         runs, qrels, topics, encoded = schedule.runs, schedule.qrels, schedule.topics, schedule.encoded
         qrels_encoded = schedule.qrels_docnos
         vocabulary, remaps = _merge_dictionaries([part.dictionary for part in encoded] + [qrels_encoded.dictionary],
@@ -126,12 +126,17 @@ class _Schedule:
         self._qrels_error: BaseException | None = None
         self._lock = threading.Lock()
         if self.qrels is not None:
-            self._set_topics()
+            self._set_topics(self.qrels)
 
-    def _set_topics(self) -> None:
-        self.topics = self._topics_of(self.qrels.topic)
-        self._topic_position = {topic: i for i, topic in enumerate(self.topics)}
-        self.qrels_docnos = pc.dictionary_encode(_to_arrow(self.qrels.docno), memory_pool=io.ARROW_POOL)
+    def _set_topics(self, qrels: Qrels) -> None:
+        """The qrels' topics (in the collection's order), their positions and docnos: set together, under the lock,
+        ``topics`` last, so a thread that sees the topics sees the rest."""
+        topics = self._topics_of(qrels.topic)
+        position = {topic: i for i, topic in enumerate(topics)}
+        docnos = pc.dictionary_encode(_to_arrow(qrels.docno), memory_pool=io.ARROW_POOL)
+        with self._lock:
+            self.qrels, self._topic_position, self.qrels_docnos = qrels, position, docnos
+            self.topics = topics
 
     def _take(self):
         with self._lock:
@@ -155,15 +160,14 @@ class _Schedule:
 
     def _read_qrels(self, path) -> None:
         try:
-            self.qrels = read_qrels(path)
-            self._set_topics()
+            self._set_topics(read_qrels(path))
         except Exception as exc:  # noqa: BLE001 - reported after the runs' errors, as a serial read would
             self._qrels_error = exc
 
     def _parse(self, i: int) -> None:
         try:
             run = parse_run(self.sources[i], check_duplicates=False)
-        except Exception as exc:  # noqa: BLE001 - re-raised by raise_first_error in the caller's thread
+        except Exception as exc:  # noqa: BLE001 - re-raised by finish() in the caller's thread
             with self._lock:
                 self._errors[i] = exc
             return
@@ -177,7 +181,9 @@ class _Schedule:
     def _encode(self, g: int) -> None:
         self.encoded[g] = _encode_group([self.runs[i] for i in self.groups[g]], self._topic_position, len(self.topics))
 
-    def raise_first_error(self) -> None:
+    def finish(self) -> None:
+        """After the threads: raise the first error (the earliest run file's, else the qrels file's), else encode
+        any group left (one made ready while the qrels were being read, after the other thread had stopped)."""
         if self._errors:
             raise self._errors[min(self._errors)]
         if self._qrels_error is not None:
