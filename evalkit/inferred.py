@@ -315,7 +315,7 @@ def _matches(table: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarra
         positions.append(hit)
     if not positions:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return np.concatenate(positions), np.concatenate(values).astype(np.int64)
+    return np.concatenate(positions), np.concatenate(values, dtype=np.int64)
 
 
 def _entry_index(collection: Collection) -> _EntryIndex:
@@ -521,10 +521,12 @@ def _trec_infap(e: _Entries, q: JudgedSet, smoothing) -> np.ndarray:
     return np.divide(sums, n_rel[None, :], out=np.zeros(sums.shape), where=n_rel[None, :] > 0)
 
 
-def _counts_top(e: _Entries, st: QrelsStatistics, k: int):
-    """(S, T, C) pooled, sampled, sampled-relevant counts and discounted gain sums over the top k ranks."""
+def _counts_top(e: _Entries, st: QrelsStatistics, k: int, among: np.ndarray | None = None):
+    """(S, T, C) pooled, sampled, sampled-relevant counts and discounted gain sums over the top k ranks, and the
+    positions of the entries in the top k. ``among``: the positions of the entries in a deeper top (a previous
+    call's), to select from instead of every entry (the same positions, in the same order)."""
     C = st.n_strata
-    top = np.flatnonzero(e.rank < k)
+    top = np.flatnonzero(e.rank < k) if among is None else among[e.rank[among] < k]
     q = e.q[top]
     group = e.row[top] * C + st.stratum_index[q]
     size = e.n_rows * C
@@ -536,7 +538,7 @@ def _counts_top(e: _Entries, st: QrelsStatistics, k: int):
     r = np.bincount(group[relevant], minlength=size)
     dg = np.bincount(group[relevant], weights=g[relevant] / np.log2(e.rank[top[relevant]] + 2.0), minlength=size)
     shape = (e.n_topics, e.n_runs, C)
-    return tuple(np.ascontiguousarray(a.reshape(shape).transpose(1, 0, 2)) for a in (N, n, r, dg))
+    return tuple(np.ascontiguousarray(a.reshape(shape).transpose(1, 0, 2)) for a in (N, n, r, dg)), top
 
 
 # ------------------------------------------------------------------------------------------------ API
@@ -606,8 +608,9 @@ def inferred_measures(
         else:
             cut = depth if k is None else min(k, depth)
             if cut not in cache:
-                cache[cut] = _counts_top(e, st, cut)
-            N, n, r, dg = cache[cut]
+                deeper = [c for c in cache if c > cut]
+                cache[cut] = _counts_top(e, st, cut, cache[min(deeper)][1] if deeper else None)
+            N, n, r, dg = cache[cut][0]
             if name in ("infP", "infRelRet"):
                 rel_ret = _smoothed(N, r, n, smoothing).sum(axis=2)
                 value = rel_ret / k if name == "infP" else rel_ret
