@@ -55,8 +55,9 @@ Topics: per-topic values are returned for every (run, topic); a run that retriev
 (``collection.retrieved`` says which pairs trec_eval / sample_eval would score); a topic with no line in the
 sampled qrels gets NaN (neither tool scores it).
 
-Everything is vectorized over runs x topics x ranks: the pooled documents of all rankings are found with one
-gather, and the counts "above rank k" are prefix sums along the rankings.
+Everything is vectorized over runs x topics x ranks: the pooled documents of all rankings are found by gathers
+from a lookup table (in blocks of ranked documents, so the temporaries stay small), and the counts "above rank k"
+are prefix sums along the rankings. Samples of one pool can share that search (:func:`judged_positions`).
 """
 
 from __future__ import annotations
@@ -348,9 +349,6 @@ class _Entries:
     @property
     def n_rows(self) -> int:
         return self.n_runs * self.n_topics
-
-    def topic(self, positions: np.ndarray) -> np.ndarray:
-        return self.row[positions] // self.n_runs
 
     def to_st(self, per_row: np.ndarray) -> np.ndarray:
         """(T*S,) or (T*S, ...) per-row values -> (S, T)."""
