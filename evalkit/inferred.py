@@ -274,9 +274,9 @@ class _EntryIndex:
             inv[valid] = rank_of[codes]
             self.inv = inv
 
-    def positions(self, qrels_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The ranked documents that are in the qrels: their positions in (topic, run, rank) order (int64, flat
-        index into ``(T, S, D)``) and their qrels lines (int64).
+    def positions(self, qrels_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The ranked documents that are in the qrels, in (topic, run, rank) order: their row (topic * S + run) and
+        0-based rank (int32) and their qrels line (int64).
 
         The rankings are looked up in blocks of :data:`_LOOKUP_BLOCK` entries, so the temporaries are a block's
         (1 MB, reused by the allocator from one block to the next) and not one per ranked document (26 MB of fresh
@@ -289,7 +289,7 @@ class _EntryIndex:
                     table = _TABLES[self.space] = np.full(self.space + 1, -1, np.int32)
                 table[qrels_keys] = idx
                 try:
-                    return _matches(table, self.keys)
+                    return _matches(table, self.keys, self.shape[2])
                 finally:
                     table[qrels_keys] = -1
         table = np.full(len(self.pairs) + 1, -1, np.int32)
@@ -298,25 +298,30 @@ class _EntryIndex:
             pos_c = np.minimum(pos, len(self.pairs) - 1)
             found = (pos < len(self.pairs)) & (self.pairs[pos_c] == qrels_keys)
             table[pos_c[found]] = idx[found]
-        return _matches(table, self.inv)
+        return _matches(table, self.inv, self.shape[2])
 
 
 #: entries of the rankings looked up at a time by :meth:`_EntryIndex.positions`
 _LOOKUP_BLOCK = 1 << 18
 
 
-def _matches(table: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Positions ``i`` (int64) where ``table[keys[i]] >= 0`` and those values (int64), one block of keys at a time."""
-    positions, values = [], []
+def _matches(table: np.ndarray, keys: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where ``table[keys[i]] >= 0``, one block of keys at a time: row ``i // depth`` and rank ``i % depth`` (int32)
+    and the value (int64)."""
+    rows, ranks, values = [], [], []
     for start in range(0, len(keys), _LOOKUP_BLOCK):
         found = table[keys[start:start + _LOOKUP_BLOCK]]
         hit = np.flatnonzero(found >= 0)
         values.append(found[hit])
         hit += start
-        positions.append(hit)
-    if not positions:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return np.concatenate(positions), np.concatenate(values, dtype=np.int64)
+        row, rank = np.divmod(hit, depth)
+        rows.append(row)
+        ranks.append(rank)
+    row_type = np.int32 if len(keys) // max(depth, 1) < 2**31 else np.int64  # rows < the number of rankings
+    if not rows:
+        return np.zeros(0, row_type), np.zeros(0, np.int32), np.zeros(0, np.int64)
+    return (np.concatenate(rows, dtype=row_type), np.concatenate(ranks, dtype=np.int32),
+            np.concatenate(values, dtype=np.int64))
 
 
 def _entry_index(collection: Collection) -> _EntryIndex:
@@ -339,8 +344,8 @@ def _entry_index(collection: Collection) -> _EntryIndex:
 class _Entries:
     """The ranked documents that are in the qrels, in (topic, run, rank) order; a *row* is one (topic, run)."""
 
-    row: np.ndarray  # int64 topic * S + run
-    rank: np.ndarray  # int64, 0-based
+    row: np.ndarray  # int32 topic * S + run (int64 beyond 2**31 rankings)
+    rank: np.ndarray  # int32, 0-based
     q: np.ndarray  # int64 qrels line
     row_first: np.ndarray  # positions where a new row starts
     n_runs: int
@@ -364,9 +369,8 @@ def _entries(collection: Collection, qrels: JudgedSet, within: "JudgedPositions 
         derived = within._entries_for(collection, qrels)
         if derived is not None:
             return derived
-    S, T, D = collection.docs.shape
-    flat, q = _entry_index(collection).positions(qrels.keys)
-    row, rank = np.divmod(flat, D)
+    S, T, _ = collection.docs.shape
+    row, rank, q = _entry_index(collection).positions(qrels.keys)
     return _Entries(row=row, rank=rank, q=q, row_first=_row_starts(row), n_runs=S, n_topics=T)
 
 
@@ -526,7 +530,7 @@ def _counts_top(e: _Entries, st: QrelsStatistics, k: int, among: np.ndarray | No
     C = st.n_strata
     top = np.flatnonzero(e.rank < k) if among is None else among[e.rank[among] < k]
     q = e.q[top]
-    group = e.row[top] * C + st.stratum_index[q]
+    group = np.multiply(e.row[top], C, dtype=np.int64) + st.stratum_index[q]
     size = e.n_rows * C
     sampled = st.sampled[q]
     g = st.gain[q]
