@@ -9,12 +9,15 @@ row times a call that finds no forkserver running, as a user's first call does. 
 started with Dask's defaults (``distributed.LocalCluster``: workers with ``MALLOC_TRIM_THRESHOLD_=65536``), as a user
 who starts their own cluster would, the cluster's start-up excluded there.
 
-``python bench/run.py parallel`` runs this module alone (about 3 minutes on 2 idle cores).
+``python bench/run.py parallel`` runs this module alone (about 1.5 minutes on 2 idle cores). Each row's note gives
+the CPU seconds and minor page faults the call cost, in this process and in the processes it started (workers,
+forkserver), beside the wall time: a ratio that falls short shows there whether the workers did more work or waited.
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import time
 
 from common import Result, load_note, trec8_dir
@@ -23,10 +26,28 @@ TRIALS = 50
 WORKERS = 2
 
 
-def _timed(fn):
+def _usage() -> tuple[float, int]:
+    """CPU seconds and minor page faults of this process and its reaped descendants so far."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return cpu, own.ru_minflt + children.ru_minflt
+
+
+def _timed(fn, costs: list | None = None):
+    """Wall seconds of ``fn()`` and its value; appends (CPU seconds, minor faults) of the call to ``costs``."""
+    cpu, faults = _usage()
     started = time.perf_counter()
     value = fn()
-    return time.perf_counter() - started, value
+    seconds = time.perf_counter() - started
+    if costs is not None:
+        after = _usage()
+        costs.append((after[0] - cpu, after[1] - faults))
+    return seconds, value
+
+
+def _cost_note(costs: list) -> str:
+    cpu, faults = min(costs)
+    return f"CPU {cpu:.1f} s, {faults / 1000:.0f} k minor page faults"
 
 
 def _same(a, b) -> bool:
@@ -56,13 +77,14 @@ def run(repeat: int = 1, trials: int = TRIALS) -> list[Result]:
             return _timed(experiment("dask"))
 
     times = {"serial": [], "dask": [], "local": [], "dask defaults": []}
+    costs = {"serial": [], "dask": [], "local": []}  # the cluster with Dask's defaults outlives its call: not counted
     loads = [os.getloadavg()[0]]
     for _ in range(repeat):  # interleaved, so a change in the machine's load hits every executor alike
-        seconds, serial = _timed(experiment("serial"))
+        seconds, serial = _timed(experiment("serial"), costs["serial"])
         times["serial"].append(seconds)
-        seconds, on_dask = _timed(experiment("dask"))
+        seconds, on_dask = _timed(experiment("dask"), costs["dask"])
         times["dask"].append(seconds)
-        seconds, local = _timed(experiment("local"))
+        seconds, local = _timed(experiment("local"), costs["local"])
         times["local"].append(seconds)
         seconds, defaults = dask_defaults()
         times["dask defaults"].append(seconds)
@@ -72,12 +94,14 @@ def run(repeat: int = 1, trials: int = TRIALS) -> list[Result]:
     note = (f"{trials} trials x 6 strategies x 129 runs; same numbers on every executor: {same}; "
             f"{os.cpu_count()} CPUs; {load_note(loads)}; best of {repeat}")
     peer = "run_experiment, scheduler='serial'"
+    serial_cost = f"; serial: {_cost_note(costs['serial'])}"
     return [
         Result(f"Voorhees 2014 on TREC-8, {trials} trials: Dask, {WORKERS}-worker LocalCluster started by the call",
                best["dask"], best["serial"], peer, ">= 1.7x", same and best["serial"] / best["dask"] >= 1.7,
-               "cluster start-up (forkserver, its imports, workers), scattering the data and closing included; " + note),
+               "cluster start-up (forkserver, its imports, workers), scattering the data and closing included; "
+               f"{_cost_note(costs['dask'])}{serial_cost}; " + note),
         Result(f"the same on local processes ({WORKERS} workers)", best["local"], best["serial"], peer, "(context)", None,
-               note),
+               f"{_cost_note(costs['local'])}{serial_cost}; " + note),
         Result(f"the same on a cluster started with Dask's defaults (MALLOC_TRIM_THRESHOLD_=65536), start-up excluded",
                best["dask defaults"], best["serial"], peer, "(context)", None,
                "what a user's own distributed.LocalCluster gives; use evalkit.parallel.local_dask_cluster instead"),

@@ -55,8 +55,9 @@ Topics: per-topic values are returned for every (run, topic); a run that retriev
 (``collection.retrieved`` says which pairs trec_eval / sample_eval would score); a topic with no line in the
 sampled qrels gets NaN (neither tool scores it).
 
-Everything is vectorized over runs x topics x ranks: the pooled documents of all rankings are found with one
-gather, and the counts "above rank k" are prefix sums along the rankings.
+Everything is vectorized over runs x topics x ranks: the pooled documents of all rankings are found by gathers
+from a lookup table (in blocks of ranked documents, so the temporaries stay small), and the counts "above rank k"
+are prefix sums along the rankings. Samples of one pool can share that search (:func:`judged_positions`).
 """
 
 from __future__ import annotations
@@ -87,6 +88,8 @@ __all__ = [
     "trec_infap_oracle_above",
     "qrels_statistics",
     "QrelsStatistics",
+    "judged_positions",
+    "JudgedPositions",
 ]
 
 SAMPLE_EVAL_SMOOTHING = (0.00001, 0.00003)  # sample_eval.pl: (r + 0.00001) / (n + 0.00003)
@@ -271,8 +274,13 @@ class _EntryIndex:
             inv[valid] = rank_of[codes]
             self.inv = inv
 
-    def lookup(self, qrels_keys: np.ndarray) -> np.ndarray:
-        """(T*S*D,) int32 qrels line of each ranked document ((topic, run, rank) order), -1 if not in the qrels."""
+    def positions(self, qrels_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The ranked documents that are in the qrels, in (topic, run, rank) order: their row (topic * S + run) and
+        0-based rank (int32) and their qrels line (int64).
+
+        The rankings are looked up in blocks of :data:`_LOOKUP_BLOCK` entries, so the temporaries are a block's
+        (1 MB, reused by the allocator from one block to the next) and not one per ranked document (26 MB of fresh
+        pages a call on TREC-8); only the matches are kept."""
         idx = np.arange(len(qrels_keys), dtype=np.int32)
         if self.mode == "dense":
             with _TABLE_LOCK:  # tables are kept all -1 between calls and shared by collections of equal size
@@ -281,7 +289,7 @@ class _EntryIndex:
                     table = _TABLES[self.space] = np.full(self.space + 1, -1, np.int32)
                 table[qrels_keys] = idx
                 try:
-                    return table[self.keys]
+                    return _matches(table, self.keys, self.shape[2])
                 finally:
                     table[qrels_keys] = -1
         table = np.full(len(self.pairs) + 1, -1, np.int32)
@@ -290,7 +298,30 @@ class _EntryIndex:
             pos_c = np.minimum(pos, len(self.pairs) - 1)
             found = (pos < len(self.pairs)) & (self.pairs[pos_c] == qrels_keys)
             table[pos_c[found]] = idx[found]
-        return table[self.inv]
+        return _matches(table, self.inv, self.shape[2])
+
+
+#: entries of the rankings looked up at a time by :meth:`_EntryIndex.positions`
+_LOOKUP_BLOCK = 1 << 18
+
+
+def _matches(table: np.ndarray, keys: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where ``table[keys[i]] >= 0``, one block of keys at a time: row ``i // depth`` and rank ``i % depth`` (int32)
+    and the value (int64)."""
+    rows, ranks, values = [], [], []
+    for start in range(0, len(keys), _LOOKUP_BLOCK):
+        found = table[keys[start:start + _LOOKUP_BLOCK]]
+        hit = np.flatnonzero(found >= 0)
+        values.append(found[hit])
+        hit += start
+        row, rank = np.divmod(hit, depth)
+        rows.append(row)
+        ranks.append(rank)
+    row_type = np.int32 if len(keys) // max(depth, 1) < 2**31 else np.int64  # rows < the number of rankings
+    if not rows:
+        return np.zeros(0, row_type), np.zeros(0, np.int32), np.zeros(0, np.int64)
+    return (np.concatenate(rows, dtype=row_type), np.concatenate(ranks, dtype=np.int32),
+            np.concatenate(values, dtype=np.int64))
 
 
 def _entry_index(collection: Collection) -> _EntryIndex:
@@ -313,8 +344,8 @@ def _entry_index(collection: Collection) -> _EntryIndex:
 class _Entries:
     """The ranked documents that are in the qrels, in (topic, run, rank) order; a *row* is one (topic, run)."""
 
-    row: np.ndarray  # int64 topic * S + run
-    rank: np.ndarray  # int64, 0-based
+    row: np.ndarray  # int32 topic * S + run (int64 beyond 2**31 rankings)
+    rank: np.ndarray  # int32, 0-based
     q: np.ndarray  # int64 qrels line
     row_first: np.ndarray  # positions where a new row starts
     n_runs: int
@@ -323,9 +354,6 @@ class _Entries:
     @property
     def n_rows(self) -> int:
         return self.n_runs * self.n_topics
-
-    def topic(self, positions: np.ndarray) -> np.ndarray:
-        return self.row[positions] // self.n_runs
 
     def to_st(self, per_row: np.ndarray) -> np.ndarray:
         """(T*S,) or (T*S, ...) per-row values -> (S, T)."""
@@ -336,17 +364,74 @@ class _Entries:
         return self.row_first[np.searchsorted(self.row_first, at, side="right") - 1]
 
 
-def _entries(collection: Collection, qrels: JudgedSet) -> _Entries:
-    S, T, D = collection.docs.shape
-    qidx = _entry_index(collection).lookup(qrels.keys)
-    flat = np.flatnonzero(qidx >= 0)
-    q = qidx[flat].astype(np.int64)
-    row, rank = np.divmod(flat, D)
-    if len(row):
-        row_first = np.flatnonzero(np.concatenate([[True], row[1:] != row[:-1]]))
-    else:
-        row_first = np.zeros(0, np.int64)
-    return _Entries(row=row, rank=rank, q=q, row_first=row_first, n_runs=S, n_topics=T)
+def _entries(collection: Collection, qrels: JudgedSet, within: "JudgedPositions | None" = None) -> _Entries:
+    if within is not None:
+        derived = within._entries_for(collection, qrels)
+        if derived is not None:
+            return derived
+    S, T, _ = collection.docs.shape
+    row, rank, q = _entry_index(collection).positions(qrels.keys)
+    return _Entries(row=row, rank=rank, q=q, row_first=_row_starts(row), n_runs=S, n_topics=T)
+
+
+def _row_starts(row: np.ndarray) -> np.ndarray:
+    """Positions where a new row starts in ``row`` (sorted)."""
+    if not len(row):
+        return np.zeros(0, np.int64)
+    return np.flatnonzero(np.concatenate([[True], row[1:] != row[:-1]]))
+
+
+class JudgedPositions:
+    """Where the documents of one qrels stand in a collection's rankings: every ranked (topic, run, rank) whose
+    document is in the qrels, with its qrels line. :func:`judged_positions` finds them with one pass over the
+    rankings (6.45 M ranked documents on TREC-8); :func:`inferred_measures` (``within=``) reuses them, instead of
+    a pass of its own, for the same qrels or for any qrels whose (topic, doc) pairs are among these: a sample drawn
+    from this pool, or from a shallower pool of the same runs (Voorhees 2014's strategies in one trial). Which pairs
+    are shared is checked on every use (a qrels with a pair outside them is looked up in full), and the
+    positions found either way are the same, in the same order: the measures do not change by a bit.
+
+    Holds the positions (three int64 per match: 55 MB for a depth-100 pool of half TREC-8's judged runs) and
+    refers to the collection's ``docs`` array, which must not change in place.
+    """
+
+    def __init__(self, collection: Collection, qrels: JudgedSet):
+        self._docs = collection.docs
+        self._n_docs = qrels.n_docs
+        self._keys = qrels.keys
+        self._increasing = bool(np.all(self._keys[1:] > self._keys[:-1]))
+        self._entries = _entries(collection, qrels)
+
+    def __len__(self) -> int:
+        return len(self._entries.q)
+
+    def _entries_for(self, collection: Collection, qrels: JudgedSet) -> _Entries | None:
+        """The entries of ``qrels`` taken from these (same lines order as a full lookup gives), or None when the
+        collection is another or some (topic, doc) pair of ``qrels`` is not among these."""
+        if collection.docs is not self._docs or qrels.n_docs != self._n_docs:
+            return None
+        keys, own = qrels.keys, self._keys
+        if len(keys) == len(own) and np.array_equal(keys, own):
+            return self._entries
+        if not (self._increasing and len(own)):
+            return None
+        at = np.minimum(np.searchsorted(own, keys), len(own) - 1)
+        if not np.array_equal(own[at], keys):
+            return None
+        line = np.full(len(own), -1, np.int32)  # own line -> line of qrels (the last one, for a repeated pair)
+        line[at] = np.arange(len(keys), dtype=np.int32)
+        mapped = line[self._entries.q]
+        keep = np.flatnonzero(mapped >= 0)
+        e = self._entries
+        row = e.row[keep]
+        return _Entries(row=row, rank=e.rank[keep], q=mapped[keep].astype(np.int64), row_first=_row_starts(row),
+                        n_runs=e.n_runs, n_topics=e.n_topics)
+
+
+def judged_positions(collection: Collection, qrels=None) -> JudgedPositions:
+    """The positions of ``qrels``' documents in the collection's rankings (:class:`JudgedPositions`), to pass to
+    :func:`inferred_measures` as ``within=`` for this qrels or any sample of it (same measures, one pass over the
+    rankings saved a call). ``qrels`` as in :func:`inferred_measures`."""
+    return JudgedPositions(collection, _as_judged(qrels, collection))
 
 
 def _smoothed(N, r, n, smoothing):
@@ -360,31 +445,54 @@ def _smoothed(N, r, n, smoothing):
 # ------------------------------------------------------------------------------------------- kernels
 
 
-def _count_above(mask: np.ndarray, at: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """How many entries in [first, at) have ``mask`` (one int32 prefix sum; bool -> int32 is the fast path)."""
-    cs = np.cumsum(mask, dtype=np.int32)
-    return (cs[at] - mask[at]) - (cs[first] - mask[first])
+def _count_above(mask: np.ndarray, at: np.ndarray, first: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """How many entries in [first, at) have ``mask``: one int32 prefix sum (bool -> int32 is the fast path), read at
+    ``at`` and ``first``. ``out``: an int32 array one longer than ``mask`` to hold the prefix sum (reused by a caller
+    counting many masks)."""
+    above = np.empty(len(mask) + 1, np.int32) if out is None else out
+    above[0] = 0
+    np.cumsum(mask, dtype=np.int32, out=above[1:])  # above[i] = mask entries before i
+    return above[at] - above[first]
 
 
 def _xinfap(e: _Entries, st: QrelsStatistics, smoothing, rank_limit: int | None) -> np.ndarray:
+    """xinfAP (Yilmaz, Kanoulas and Aslam 2008, Sec. 3, as sample_eval.pl computes it; module docstring): per
+    sampled relevant entry, the pooled / sampled / sampled-relevant entries of each stratum above it, from prefix
+    sums over the entries. The per-entry temporaries are booleans and one int32 prefix-sum buffer shared by every
+    count (the per-line flags are gathered once; a one-stratum pool needs no stratum mask: the entries above are
+    ``at - first``)."""
     C = st.n_strata
-    c = st.stratum_index[e.q]
-    rel_all = st.gain[e.q] > 0
-    at = np.flatnonzero(rel_all & (e.rank < rank_limit)) if rank_limit is not None else np.flatnonzero(rel_all)
-    first = e.first_of_row(at)
+    rel_all = (st.gain > 0)[e.q]
     sampled = st.sampled[e.q]
+    if rank_limit is not None:
+        candidates = np.less(e.rank, rank_limit)
+        candidates &= rel_all
+        at = np.flatnonzero(candidates)
+    else:
+        at = np.flatnonzero(rel_all)
+    first = e.first_of_row(at)
     N_above, n_above, r_above = (np.empty((len(at), C), np.int64) for _ in range(3))
-    for s in range(C):  # strata: a handful of int32 prefix sums over the pooled entries
-        in_s = c == s if C > 1 else np.ones(len(c), bool)
-        N_above[:, s] = _count_above(in_s, at, first)
-        n_above[:, s] = _count_above(in_s & sampled, at, first)
-        r_above[:, s] = _count_above(in_s & rel_all, at, first)
-    c_at = c[at]
+    prefix = np.empty(len(e.q) + 1, np.int32)
+    if C == 1:
+        N_above[:, 0] = at - first  # every entry is in the one stratum
+        n_above[:, 0] = _count_above(sampled, at, first, prefix)
+        r_above[:, 0] = _count_above(rel_all, at, first, prefix)
+        c_at = np.zeros(len(at), np.int64)
+    else:
+        c = st.stratum_index.astype(np.min_scalar_type(C - 1))[e.q]
+        in_s, both = np.empty(len(c), bool), np.empty(len(c), bool)
+        for s in range(C):  # strata: a handful of int32 prefix sums over the pooled entries
+            np.equal(c, s, out=in_s)
+            N_above[:, s] = _count_above(in_s, at, first, prefix)
+            n_above[:, s] = _count_above(np.logical_and(in_s, sampled, out=both), at, first, prefix)
+            r_above[:, s] = _count_above(np.logical_and(in_s, rel_all, out=both), at, first, prefix)
+        c_at = c[at]
+    del prefix
     rows_at = e.row[at]
     total = _smoothed(N_above, r_above, n_above, smoothing).sum(axis=1)
     k = e.rank[at] + 1.0
     prec = (1.0 + total) / k
-    w = st.weights[e.topic(at), c_at]
+    w = st.weights[rows_at // e.n_runs, c_at]
     sums = e.to_st(np.bincount(rows_at, weights=w * prec, minlength=e.n_rows))
     R = estimated_relevant(st)
     return np.divide(sums, R[None, :], out=np.zeros(sums.shape), where=R[None, :] > 0)
@@ -415,12 +523,14 @@ def _trec_infap(e: _Entries, q: JudgedSet, smoothing) -> np.ndarray:
     return np.divide(sums, n_rel[None, :], out=np.zeros(sums.shape), where=n_rel[None, :] > 0)
 
 
-def _counts_top(e: _Entries, st: QrelsStatistics, k: int):
-    """(S, T, C) pooled, sampled, sampled-relevant counts and discounted gain sums over the top k ranks."""
+def _counts_top(e: _Entries, st: QrelsStatistics, k: int, among: np.ndarray | None = None):
+    """(S, T, C) pooled, sampled, sampled-relevant counts and discounted gain sums over the top k ranks, and the
+    positions of the entries in the top k. ``among``: the positions of the entries in a deeper top (a previous
+    call's), to select from instead of every entry (the same positions, in the same order)."""
     C = st.n_strata
-    top = np.flatnonzero(e.rank < k)
+    top = np.flatnonzero(e.rank < k) if among is None else among[e.rank[among] < k]
     q = e.q[top]
-    group = e.row[top] * C + st.stratum_index[q]
+    group = np.multiply(e.row[top], C, dtype=np.int64) + st.stratum_index[q]
     size = e.n_rows * C
     sampled = st.sampled[q]
     g = st.gain[q]
@@ -430,7 +540,7 @@ def _counts_top(e: _Entries, st: QrelsStatistics, k: int):
     r = np.bincount(group[relevant], minlength=size)
     dg = np.bincount(group[relevant], weights=g[relevant] / np.log2(e.rank[top[relevant]] + 2.0), minlength=size)
     shape = (e.n_topics, e.n_runs, C)
-    return tuple(np.ascontiguousarray(a.reshape(shape).transpose(1, 0, 2)) for a in (N, n, r, dg))
+    return tuple(np.ascontiguousarray(a.reshape(shape).transpose(1, 0, 2)) for a in (N, n, r, dg)), top
 
 
 # ------------------------------------------------------------------------------------------------ API
@@ -463,6 +573,7 @@ def inferred_measures(
     trec_smoothing: tuple[float, float] = TREC_EVAL_SMOOTHING,
     max_rank: int | None = MAX_RANK,
     gains: Mapping | None = None,
+    within: JudgedPositions | None = None,
 ) -> dict[str, np.ndarray]:
     """Inferred measures of every run on every topic: ``{measure name: (S, T) float64 array}``.
 
@@ -474,7 +585,9 @@ def inferred_measures(
     ``smoothing`` (a, b): the estimated precision of a stratum is (r + a)/(n + b) (sample_eval: (0.00001, 0.00003);
     (0, 0) turns smoothing off); ``trec_smoothing`` the same for ``trec_infAP`` (trec_eval: (0.00001, 0.00002)).
     ``max_rank``: rankings are cut here (sample_eval's 1000; None = all). ``gains``: grade -> gain (``-G``).
-    See the module docstring for the formulas.
+    ``within``: :func:`judged_positions` of these qrels or of a pool they were sampled from (checked): the ranked
+    documents are taken from it instead of looked up again (the same values, faster when several samples of one
+    pool are scored). See the module docstring for the formulas.
     """
     if isinstance(measures, str):
         measures = [measures]
@@ -483,7 +596,7 @@ def inferred_measures(
     depth = D if max_rank is None else min(max_rank, D)
     parsed = [(m, *_parse(m)) for m in measures]
     st = qrels_statistics(q, gains)
-    e = _entries(collection, q)
+    e = _entries(collection, q, within)
     has_qrels = np.bincount(q.topic, minlength=T) > 0
     out: dict[str, np.ndarray] = {}
     cache: dict = {}
@@ -497,8 +610,9 @@ def inferred_measures(
         else:
             cut = depth if k is None else min(k, depth)
             if cut not in cache:
-                cache[cut] = _counts_top(e, st, cut)
-            N, n, r, dg = cache[cut]
+                deeper = [c for c in cache if c > cut]
+                cache[cut] = _counts_top(e, st, cut, cache[min(deeper)][1] if deeper else None)
+            N, n, r, dg = cache[cut][0]
             if name in ("infP", "infRelRet"):
                 rel_ret = _smoothed(N, r, n, smoothing).sum(axis=2)
                 value = rel_ret / k if name == "infP" else rel_ret

@@ -344,6 +344,33 @@ def test_pair_lookup_equals_dense(monkeypatch):
         np.testing.assert_array_equal(dense[name], pairs[name])
 
 
+@pytest.mark.parametrize("dense", [True, False])
+def test_positions_of_a_pool_score_its_samples_as_a_full_lookup(monkeypatch, dense):
+    """judged_positions of a pool, passed as ``within`` for samples of it (deeper and shallower strategies, one
+    and three strata), gives the very values of a full lookup; a qrels with a pair outside the pool, and another
+    collection, are looked up in full. Small lookup blocks, so the blocks' seams are crossed."""
+    monkeypatch.setattr(inferred, "_LOOKUP_BLOCK", 37)
+    if not dense:
+        monkeypatch.setattr(inferred, "_DENSE_LIMIT", 1)
+        monkeypatch.setattr(inferred, "_INDEX_CACHE", {})
+    c = make_collection(seed=11, grades=(0, 0, 1, 2))
+    measures = ["infAP", "infNDCG@20", "infP@10", "trec_infAP"]
+    deep = sample(c, "[1-5]@1+[6-25]@0.4+[26-40]@0.2", seed=3)
+    within = inferred.judged_positions(c, deep)
+    for qrels in (deep, sample(c, "[1-10]@1", seed=4), sample(c, "[1-3]@1+[4-30]@0.5", seed=5)):
+        assert within._entries_for(c, qrels.qrels) is not None  # taken from the pool's positions
+        full = inferred_measures(c, qrels, measures)
+        reused = inferred_measures(c, qrels, measures, within=within)
+        for name in measures:
+            np.testing.assert_array_equal(reused[name], full[name])
+    wider = sample(c, "[1-45]@0.5", seed=6)  # pairs below the pool's depth: not among the positions
+    assert within._entries_for(c, wider.qrels) is None
+    for name, values in inferred_measures(c, wider, measures, within=within).items():
+        np.testing.assert_array_equal(values, inferred_measures(c, wider, measures)[name])
+    other = make_collection(seed=12)
+    assert within._entries_for(other, sample(other, "[1-10]@1", seed=4).qrels) is None
+
+
 def test_seeded_sample_gives_same_scores():
     c = make_collection(seed=9)
     a = inferred_measures(c, sample(c, "[1-5]@1+[6-50]@0.2", seed=1), ["infAP", "infNDCG@20"])

@@ -59,7 +59,7 @@ import pandas as pd
 
 from ..collection import Collection
 from ..evaluation import score_matrix
-from ..inferred import estimated_relevant, inferred_measures
+from ..inferred import JudgedPositions, estimated_relevant, inferred_measures, judged_positions
 from ..needs import (
     REFERENCE_DEPTH,
     Plan,
@@ -320,15 +320,26 @@ def _judged_per_topic(qrels) -> np.ndarray:
     return np.bincount(qrels.topic[qrels.grade >= 0], minlength=qrels.n_topics)
 
 
-def evaluate_strategy(gold: Gold, strategy: Strategy | str, half, trial_seed: int) -> dict:
+def evaluate_strategy(gold: Gold, strategy: Strategy | str, half, trial_seed: int,
+                      within: JudgedPositions | None = None) -> dict:
     """Sample one strategy from the pool of the runs ``half`` (indices), score every run with the inferred
     measures, compare with the gold. Returns ``judged`` (T,) judgments per topic, ``counts`` (M, 5) pair
-    categories, ``accuracy`` (M,), ``r_hat`` (T,) and ``r_corr`` (Pearson of R̂ with the gold R)."""
-    strategy = get_strategy(strategy)
+    categories, ``accuracy`` (M,), ``r_hat`` (T,) and ``r_corr`` (Pearson of R̂ with the gold R).
+
+    ``within``: :func:`evalkit.inferred.judged_positions` of a sample from a pool of the same half at least as deep
+    (:func:`run_trial` passes its deepest strategy's): the ranked documents are taken from it, not looked up again
+    (same numbers)."""
+    return _evaluate_strategy(gold, get_strategy(strategy), half, trial_seed, within)[0]
+
+
+def _evaluate_strategy(gold: Gold, strategy: Strategy, half, trial_seed: int, within):
+    """:func:`evaluate_strategy`, and the positions its scores used (``within`` if given, else its sample's)."""
     collection = gold.collection
     result = sample(collection, strategy, runs=half, seed=strategy_seed(trial_seed, strategy))
+    if within is None:
+        within = judged_positions(collection, result.qrels)
     names = [MEASURES[m][0] for m in gold.measures]
-    values = inferred_measures(collection, result.qrels, names)
+    values = inferred_measures(collection, result.qrels, names, within=within)
     counts = np.zeros((len(gold.measures), 5), np.int64)
     accuracy = np.zeros(len(gold.measures))
     for i, m in enumerate(gold.measures):
@@ -343,15 +354,24 @@ def evaluate_strategy(gold: Gold, strategy: Strategy | str, half, trial_seed: in
         "accuracy": accuracy,
         "r_hat": r_hat,
         "r_corr": pearson(r_hat, gold.R),
-    }
+    }, within
 
 
 def run_trial(trial_index: int, trial_seed: int, gold: Gold, strategies: Sequence[Strategy]) -> dict:
     """One trial (the ``fn`` of :func:`evalkit.parallel.run_trials`): split the judged runs in half, then for each
     strategy sample, score and compare. Returns arrays stacked over strategies: ``judged`` (K, T), ``counts``
-    (K, M, 5), ``accuracy`` (K, M), ``r_hat`` (K, T), ``r_corr`` (K,), and the ``half`` used."""
+    (K, M, 5), ``accuracy`` (K, M), ``r_hat`` (K, T), ``r_corr`` (K,), and the ``half`` used.
+
+    The strategies are evaluated deepest first, and the others take the ranked documents of their samples from the
+    deepest one's (:func:`evalkit.inferred.judged_positions`: every sample of the trial is drawn from the same
+    half's pool): one pass over all rankings a trial instead of one a strategy. Each strategy's sample has a seed of
+    its own (:func:`strategy_seed`), so the order changes no number."""
     half = split_judged_runs(gold.judged, trial_seed)
-    parts = [evaluate_strategy(gold, s, half, trial_seed) for s in strategies]
+    strategies = [get_strategy(s) for s in strategies]
+    parts: list = [None] * len(strategies)
+    within = None
+    for i in sorted(range(len(strategies)), key=lambda i: -strategies[i].depth):
+        parts[i], within = _evaluate_strategy(gold, strategies[i], half, trial_seed, within)
     out = {key: np.stack([p[key] for p in parts]) for key in parts[0]}
     out["half"] = half
     out["trial"] = trial_index
