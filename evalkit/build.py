@@ -332,16 +332,21 @@ def _place_run(part: _EncodedGroup, k: int, remap: np.ndarray, docs: np.ndarray,
     if order is not None:
         codes, doc_ids, row_scores = codes[order], doc_ids[order], row_scores[order]
     sizes = part.group_sizes[k]
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    rank = np.arange(len(codes)) - starts[codes]
     width = docs.shape[1]
-    docs.fill(-1)
-    scores.fill(np.nan)
-    if (rank >= width).any():
-        kept = rank < width
-        codes, rank, doc_ids, row_scores = codes[kept], rank[kept], doc_ids[kept], row_scores[kept]
-    cells = codes * width + rank  # flat positions: one 1-d scatter per array instead of a 2-d fancy index
-    docs.reshape(-1)[cells] = doc_ids
-    scores.reshape(-1)[cells] = row_scores
+    if (sizes == width).all():  # every topic's ranking exactly fills its row (most TREC runs): rows in order
+        docs.reshape(-1)[:] = doc_ids
+        scores.reshape(-1)[:] = row_scores
+    else:
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        rank = np.arange(len(codes)) - starts[codes]
+        short = sizes < width
+        docs[short] = -1  # rows the ranking does not fill: padded first, then written
+        scores[short] = np.nan
+        if (rank >= width).any():
+            kept = rank < width
+            codes, rank, doc_ids, row_scores = codes[kept], rank[kept], doc_ids[kept], row_scores[kept]
+        cells = codes * width + rank  # flat positions: one 1-d scatter per array instead of a 2-d fancy index
+        docs.reshape(-1)[cells] = doc_ids
+        scores.reshape(-1)[cells] = row_scores
     ordered = np.sort(docs, axis=1)
     return ((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] >= 0)).any(axis=1)

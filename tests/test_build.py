@@ -92,3 +92,31 @@ def test_a_bad_qrels_file_is_reported_unless_a_run_file_is_bad(tmp_path):
     with pytest.raises(TrecFormatError) as info:
         Collection.from_runs(paths, qrels_file)
     assert str(info.value).startswith(f"{paths[2]}:1: expected 6 columns")
+
+
+@pytest.mark.parametrize("shape", ["every row full", "one row short", "one row long"])
+def test_rankings_that_fill_their_rows_exactly_are_copied_in_order(shape):
+    """Runs whose every topic has exactly as many documents as the widest ranking (most TREC runs) are copied
+    row by row without padding or scatter; a short or a long ranking anywhere takes the padded path. Both equal
+    the one-run-at-a-time definition."""
+    from evalkit.io import Qrels, Run
+    from test_collection import _reference_rows
+
+    rng = np.random.default_rng(len(shape))
+    docnos = np.array([f"D{k:02d}" for k in range(40)], object)
+    runs = []
+    for s in range(3):
+        rows = [(t, d, float(rng.integers(0, 3))) for t in ("1", "2", "10") for d in rng.choice(docnos, 6, replace=False)]
+        if s == 1 and shape == "one row short":
+            rows = rows[:-1]
+        if s == 2 and shape == "one row long":
+            rows.append(("2", "X", 0.5))
+        topic, docno, score = zip(*rows)
+        runs.append(Run(f"r{s}", np.array(topic, object), np.array(docno, object), np.array(score), ordered=False))
+    qrels = Qrels(topic=np.array(["1", "2", "10"], object), docno=np.array(["D01", "D02", "D03"], object),
+                  grade=np.array([1, 0, 2]))
+    built = Collection.from_runs(runs, qrels)
+    vocabulary, docs, scores = _reference_rows(runs, qrels)
+    assert list(built.vocabulary) == vocabulary
+    np.testing.assert_array_equal(built.docs, docs)
+    np.testing.assert_array_equal(built.scores, scores)
