@@ -58,7 +58,8 @@ not exist in it (``distributed.utils._offload_executor``, used to deserialize la
 Dask's nanny sets ``MALLOC_TRIM_THRESHOLD_=65536`` in its workers' environment, which makes glibc
 return every large numpy temporary to the kernel at once (mmap/munmap on each allocation: many
 times the page faults, trials 1.5-3x slower). evalkit's clusters start their workers (and their
-forkserver) without it (``distributed.nanny.pre-spawn-environ``), without Dask's statistical profiler (a
+forkserver) without it (``distributed.nanny.pre-spawn-environ``), with :data:`WORKER_MALLOC` instead (freed
+memory kept for the next trial), without Dask's statistical profiler (a
 stack sample every 10 ms, which slowed trials by more than half again), and with the event-loop
 watchdog ticking every second instead of every 20 ms (:data:`_QUIET_LOOPS`; an idle 2-worker cluster's
 processes used 0.04-0.06 s of CPU a second with Dask's intervals, 0.02 s with these), so a Dask worker
@@ -340,6 +341,13 @@ def _run_one_with_payload(payload, *task):
 #: the glibc setting Dask's nanny puts in its workers' environment (``distributed.nanny.pre-spawn-environ``)
 _MALLOC_TRIM = "MALLOC_TRIM_THRESHOLD_"
 
+#: glibc's allocator in evalkit's worker processes (read when the forkserver, or a spawned worker, starts): arrays up
+#: to 64 MiB come from the heap rather than fresh mmaps, and freed memory up to 256 MiB is kept for the next trial
+#: instead of going back to the kernel. A fresh worker otherwise pays page faults on every trial's temporaries that a
+#: long-running process no longer pays (Voorhees 2014, 50 trials on 2 workers: 9.7 s with glibc's defaults, 9.2-9.4 s
+#: with these). Only evalkit's own workers get them; the calling process is left as it is.
+WORKER_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(1 << 26), _MALLOC_TRIM: str(1 << 28)}
+
 #: what the forkserver of evalkit's clusters imports once, so its forked workers need not: Dask's worker, numpy, and
 #: evalkit's modules trials use (pandas and scipy with them). A trial function's own evalkit module is added.
 WORKER_PRELOAD = ("distributed", "numpy", "evalkit.collection", "evalkit.evaluation", "evalkit.inferred",
@@ -409,22 +417,25 @@ def _script_hidden_from_spawn():
 
 
 @contextmanager
-def _without_dask_malloc_trim():
-    """Drop Dask's ``MALLOC_TRIM_THRESHOLD_`` from ``os.environ`` while worker processes (and their forkserver)
-    start: a nanny started earlier in this process with Dask's defaults left it there, and new processes would
-    inherit it. A value of the user's own is kept. Restored afterwards."""
+def _worker_malloc_environment():
+    """While worker processes (and their forkserver) start, ``os.environ`` holds :data:`WORKER_MALLOC` in place of
+    Dask's ``MALLOC_TRIM_THRESHOLD_=65536`` (left there by a nanny started earlier in this process with Dask's
+    defaults, and inherited by new processes). A value of the user's own is kept. Restored afterwards."""
     import dask
 
-    inherited = os.environ.get(_MALLOC_TRIM)
     dask_default = str(dask.config.get(f"distributed.nanny.pre-spawn-environ.{_MALLOC_TRIM}", default=None))
-    drop = inherited is not None and inherited == dask_default
-    if drop:
-        del os.environ[_MALLOC_TRIM]
+    saved = {name: os.environ.get(name) for name in WORKER_MALLOC}
+    for name, value in WORKER_MALLOC.items():
+        if saved[name] is None or (name == _MALLOC_TRIM and saved[name] == dask_default):
+            os.environ[name] = value
     try:
         yield
     finally:
-        if drop:
-            os.environ[_MALLOC_TRIM] = inherited
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 @contextmanager
@@ -447,7 +458,7 @@ def _worker_start_method(preload: Sequence[str]):
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(list(dict.fromkeys(preload)))
     try:
-        with _without_dask_malloc_trim():
+        with _worker_malloc_environment():
             forkserver.ensure_running()  # returns at once: the server's imports overlap the scheduler's start-up
         yield "forkserver"
     finally:
@@ -481,8 +492,9 @@ def local_dask_cluster(n_workers: int | None = None, *, profile: bool = False, p
             result = voorhees2014.run_experiment(gold, scheduler="dask")   # uses the active client
 
     Its workers are forked from a forkserver that imported Dask's worker and evalkit's trial modules once
-    (:data:`WORKER_PRELOAD` and the modules in ``preload``; stopped with the cluster), start without Dask's
-    ``MALLOC_TRIM_THRESHOLD_=65536`` (see the module docstring), without Dask's statistical profiler (a stack sample
+    (:data:`WORKER_PRELOAD` and the modules in ``preload``; stopped with the cluster), start with
+    :data:`WORKER_MALLOC` instead of Dask's ``MALLOC_TRIM_THRESHOLD_=65536`` (see the module docstring), without
+    Dask's statistical profiler (a stack sample
     of the running task every 10 ms: 12 Voorhees 2014 trials took 28 s with it and 16 s without; ``profile=True``
     keeps it, for the dashboard's profile page), with the event-loop watchdog and system monitor waking their
     event loops less often (:data:`_QUIET_LOOPS`), and without re-running the calling script, so a script needs no
@@ -498,7 +510,7 @@ def local_dask_cluster(n_workers: int | None = None, *, profile: bool = False, p
         settings = {f"distributed.nanny.pre-spawn-environ.{_MALLOC_TRIM}": None,
                     "distributed.worker.profile.enabled": bool(profile),
                     "distributed.worker.multiprocessing-method": start_method, **_QUIET_LOOPS}
-        with _without_dask_malloc_trim(), dask.config.set(settings), _script_hidden_from_spawn():
+        with _worker_malloc_environment(), dask.config.set(settings), _script_hidden_from_spawn():
             cluster = distributed.LocalCluster(n_workers=_resolve_n_jobs(n_workers), **options)
         with cluster:
             yield cluster

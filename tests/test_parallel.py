@@ -55,7 +55,11 @@ def last_trial_waits_for_release(trial_index, trial_seed, release_file, n_trials
 
 
 def worker_environment(trial_index, trial_seed):
-    return os.environ.get("MALLOC_TRIM_THRESHOLD_", "unset")
+    return tuple(os.environ.get(name, "unset") for name in ("MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_"))
+
+
+#: what evalkit's workers are started with (evalkit.parallel.WORKER_MALLOC): 256 MiB, 64 MiB
+KIT_MALLOC = (str(2**28), str(2**26))
 
 
 def worker_profiling(trial_index, trial_seed):
@@ -256,8 +260,8 @@ def test_dask_identical_to_serial_with_existing_client_and_own_cluster(monkeypat
         worker_pids = set(run_trials(trial_pid, 6, SEED, scheduler="dask", progress=False))
         assert os.getpid() not in worker_pids  # the trials ran on the cluster's workers
         assert len(client.scheduler_info()["workers"]) == 2
-        # Dask's MALLOC_TRIM_THRESHOLD_=65536 is not in the workers' environment
-        assert set(run_trials(worker_environment, 4, SEED, scheduler="dask", progress=False)) == {"unset"}
+        # Dask's MALLOC_TRIM_THRESHOLD_=65536 is not in the workers' environment: evalkit's settings are
+        assert set(run_trials(worker_environment, 4, SEED, scheduler="dask", progress=False)) == {KIT_MALLOC}
         # nor Dask's statistical profiler (a stack sample every 10 ms slowed trials by half again)
         assert set(run_trials(worker_profiling, 4, SEED, scheduler="dask", progress=False)) == {False}
         # the event-loop watchdog ticks every second, not every 20 ms
@@ -275,7 +279,7 @@ def test_dask_identical_to_serial_with_existing_client_and_own_cluster(monkeypat
 @pytest.mark.skipif(not HAS_DISTRIBUTED, reason="dask.distributed is not installed")
 def test_a_script_without_main_guard_runs_on_dask(tmp_path):
     """A script calling run_trials(scheduler="dask") at top level (no `if __name__ == "__main__":`) runs its top
-    level once, gets the serial numbers, and its workers lack Dask's MALLOC_TRIM_THRESHOLD_."""
+    level once, gets the serial numbers, and its workers have evalkit's MALLOC_TRIM_THRESHOLD_, not Dask's."""
     script = tmp_path / "no_guard.py"
     script.write_text(textwrap.dedent('''
         import os
@@ -297,7 +301,7 @@ def test_a_script_without_main_guard_runs_on_dask(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.count("TOP LEVEL") == 1
     assert "EQUAL True" in done.stdout
-    assert "ENV ['unset'] PARENT True" in done.stdout
+    assert f"ENV ['{KIT_MALLOC[0]}'] PARENT True" in done.stdout
 
 
 @pytest.mark.skipif(not HAS_DISTRIBUTED, reason="dask.distributed is not installed")
@@ -361,8 +365,13 @@ def test_dask_workers_are_spawned_beside_a_forkserver_started_elsewhere():
 @pytest.mark.skipif(not HAS_DISTRIBUTED, reason="dask.distributed is not installed")
 def test_dask_workers_lack_malloc_trim_left_in_the_environment_by_an_earlier_nanny(monkeypatch):
     """A nanny started earlier with Dask's defaults leaves MALLOC_TRIM_THRESHOLD_=65536 in os.environ; neither the
-    forkserver nor the workers forked from it inherit it, and the caller's environment is given back as it was."""
+    forkserver nor the workers forked from it inherit it (they get evalkit's settings), a value of the user's own is
+    kept, and the caller's environment is given back as it was."""
     monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
+    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_", raising=False)
     seen = run_trials(worker_environment, 4, SEED, scheduler="dask", n_jobs=2, progress=False)
-    assert set(seen) == {"unset"}
-    assert os.environ["MALLOC_TRIM_THRESHOLD_"] == "65536"
+    assert set(seen) == {KIT_MALLOC}
+    assert os.environ["MALLOC_TRIM_THRESHOLD_"] == "65536" and "MALLOC_MMAP_THRESHOLD_" not in os.environ
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "1000000")  # the user's own
+    seen = run_trials(worker_environment, 4, SEED, scheduler="dask", n_jobs=2, progress=False)
+    assert set(seen) == {(KIT_MALLOC[0], "1000000")}
