@@ -5,20 +5,30 @@ Each executor's time is what a user's call pays: ``run_experiment(gold, trials=5
 Gold, the cluster or process pool started and closed inside the call (worker start-up, imports in the workers and
 sending the data included). For Dask that includes the forkserver evalkit's cluster starts (it imports Dask's worker,
 pandas, scipy and evalkit's trial modules once for both workers) and stops before the call returns, so each Dask
-row times a call that finds no forkserver running, as a user's first call does. The serial run is the peer of every row. A last row runs the same call on a cluster
-started with Dask's defaults (``distributed.LocalCluster``: workers with ``MALLOC_TRIM_THRESHOLD_=65536``), as a user
-who starts their own cluster would, the cluster's start-up excluded there.
+row times a call that finds no forkserver running, as a user's first call does. The serial run is the peer of every
+row. A last row runs the same call on a cluster started with Dask's defaults (``distributed.LocalCluster``: workers
+with ``MALLOC_TRIM_THRESHOLD_=65536``), as a user who starts their own cluster would, the cluster's start-up excluded
+there.
 
-``python bench/run.py parallel`` runs this module alone (about 1.5 minutes on 2 idle cores). Each row's note gives
-the CPU seconds and minor page faults the call cost, in this process and in the processes it started (workers,
+Each call runs in a fresh process that has loaded TREC-8 (cached) and prepared the Gold, as a user's script or
+notebook has when it calls ``run_experiment``: the serial peer used to run in the bench process after a dozen other
+suites, whose grown heap spared it every page fault (0 k against ~14 k a trial in a fresh process), a state no
+user's call starts from.
+
+``python bench/run.py parallel`` runs this module alone (about 2 minutes on 2 idle cores). Each row's note gives
+the CPU seconds and minor page faults the call cost, in its process and in the processes it started (workers,
 forkserver), beside the wall time: a ratio that falls short shows there whether the workers did more work or waited.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import resource
-import time
+import pickle
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 from common import Result, load_note, trec8_dir
 
@@ -26,82 +36,90 @@ TRIALS = 50
 WORKERS = 2
 
 
-def _usage() -> tuple[float, int]:
-    """CPU seconds and minor page faults of this process and its reaped descendants so far."""
+_CALL = """
+import json, pickle, resource, sys, time
+scheduler, trials, workers, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+import evalkit
+from evalkit.experiments import voorhees2014 as v
+gold = v.prepare(evalkit.load_dataset("trec8"))
+
+
+def usage():
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-    return cpu, own.ru_minflt + children.ru_minflt
+    return (own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime, own.ru_minflt + children.ru_minflt)
 
 
-def _timed(fn, costs: list | None = None):
-    """Wall seconds of ``fn()`` and its value; appends (CPU seconds, minor faults) of the call to ``costs``."""
-    cpu, faults = _usage()
+def call(on):
+    cpu, faults = usage()
     started = time.perf_counter()
-    value = fn()
+    result = v.run_experiment(gold, trials=trials, seed=v.DEFAULT_SEED, scheduler=on, n_jobs=workers)
     seconds = time.perf_counter() - started
-    if costs is not None:
-        after = _usage()
-        costs.append((after[0] - cpu, after[1] - faults))
-    return seconds, value
+    after = usage()
+    return result, seconds, after[0] - cpu, after[1] - faults
 
 
-def _cost_note(costs: list) -> str:
-    cpu, faults = min(costs)
-    return f"CPU {cpu:.1f} s, {faults / 1000:.0f} k minor page faults"
+if scheduler == "dask defaults":  # a user's own cluster: started before the call, its workers not reaped in it
+    import distributed
+    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+        result, seconds, cpu, faults = call("dask")
+else:
+    result, seconds, cpu, faults = call(scheduler)
+with open(out, "wb") as file:
+    pickle.dump({f: getattr(result, f) for f in ("sizes", "pairs", "r_hat", "correlation", "splits")}, file)
+print(json.dumps({"seconds": seconds, "cpu": cpu, "faults": faults}))
+"""
 
 
-def _same(a, b) -> bool:
+def _call(scheduler: str, trials: int, out: Path) -> dict:
+    """One ``run_experiment`` call in a fresh process (TREC-8 loaded from the cache and the Gold prepared first)."""
+    done = subprocess.run([sys.executable, "-c", _CALL, scheduler, str(trials), str(WORKERS), str(out)],
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _cost_note(calls: list) -> str:
+    cheapest = min(calls, key=lambda c: c["cpu"])
+    return f"CPU {cheapest['cpu']:.1f} s, {cheapest['faults'] / 1000:.0f} k minor page faults"
+
+
+def _same(a: dict, b: dict) -> bool:
     """The experiment's records equal (every per-trial frame)."""
-    frames = ("sizes", "pairs", "r_hat", "correlation", "splits")
-    return all(getattr(a, f).equals(getattr(b, f)) for f in frames)
+    return all(a[f].equals(b[f]) for f in a)
 
 
 def run(repeat: int = 1, trials: int = TRIALS) -> list[Result]:
-    import distributed
-
-    import evalkit
-    from evalkit.experiments import voorhees2014 as v
-
     if trec8_dir() is None:
         return [Result("executor benchmarks", float("nan"), None, "-", "-", None, "TREC-8 data not found: skipped")]
-    collection = evalkit.load_dataset("trec8")
-    gold = v.prepare(collection)
-    seed = v.DEFAULT_SEED
+    import evalkit
 
-    def experiment(scheduler):
-        return lambda: v.run_experiment(gold, trials=trials, seed=seed, scheduler=scheduler, n_jobs=WORKERS)
+    evalkit.load_dataset("trec8")  # the cache written once, so every call's process loads it as a user's would
 
-    def dask_defaults():
-        with distributed.LocalCluster(n_workers=WORKERS, threads_per_worker=1, processes=True,
-                                      dashboard_address=None) as cluster, distributed.Client(cluster):
-            return _timed(experiment("dask"))
-
-    times = {"serial": [], "dask": [], "local": [], "dask defaults": []}
-    costs = {"serial": [], "dask": [], "local": []}  # the cluster with Dask's defaults outlives its call: not counted
+    executors = ("serial", "dask", "local", "dask defaults")
+    calls: dict = {name: [] for name in executors}
+    records: dict = {}
     loads = [os.getloadavg()[0]]
-    for _ in range(repeat):  # interleaved, so a change in the machine's load hits every executor alike
-        seconds, serial = _timed(experiment("serial"), costs["serial"])
-        times["serial"].append(seconds)
-        seconds, on_dask = _timed(experiment("dask"), costs["dask"])
-        times["dask"].append(seconds)
-        seconds, local = _timed(experiment("local"), costs["local"])
-        times["local"].append(seconds)
-        seconds, defaults = dask_defaults()
-        times["dask defaults"].append(seconds)
-        loads.append(os.getloadavg()[0])
-    same = _same(serial, on_dask) and _same(serial, local) and _same(serial, defaults)
-    best = {k: min(t) for k, t in times.items()}
-    note = (f"{trials} trials x 6 strategies x 129 runs; same numbers on every executor: {same}; "
-            f"{os.cpu_count()} CPUs; {load_note(loads)}; best of {repeat}")
+    with tempfile.TemporaryDirectory() as scratch:
+        for _ in range(repeat):  # interleaved, so a change in the machine's load hits every executor alike
+            for name in executors:
+                out = Path(scratch) / f"{name.replace(' ', '-')}.pkl"
+                calls[name].append(_call(name, trials, out))
+                with open(out, "rb") as file:
+                    records[name] = pickle.load(file)
+            loads.append(os.getloadavg()[0])
+    same = all(_same(records["serial"], records[name]) for name in executors[1:])
+    best = {name: min(c["seconds"] for c in made) for name, made in calls.items()}
+    note = (f"{trials} trials x 6 strategies x 129 runs, each call in a fresh process; same numbers on every "
+            f"executor: {same}; {os.cpu_count()} CPUs; {load_note(loads)}; best of {repeat}")
     peer = "run_experiment, scheduler='serial'"
-    serial_cost = f"; serial: {_cost_note(costs['serial'])}"
+    serial_cost = f"; serial: {_cost_note(calls['serial'])}"
     return [
         Result(f"Voorhees 2014 on TREC-8, {trials} trials: Dask, {WORKERS}-worker LocalCluster started by the call",
                best["dask"], best["serial"], peer, ">= 1.7x", same and best["serial"] / best["dask"] >= 1.7,
                "cluster start-up (forkserver, its imports, workers), scattering the data and closing included; "
-               f"{_cost_note(costs['dask'])}{serial_cost}; " + note),
+               f"{_cost_note(calls['dask'])}{serial_cost}; " + note),
         Result(f"the same on local processes ({WORKERS} workers)", best["local"], best["serial"], peer, "(context)", None,
-               f"{_cost_note(costs['local'])}{serial_cost}; " + note),
+               f"{_cost_note(calls['local'])}{serial_cost}; " + note),
         Result(f"the same on a cluster started with Dask's defaults (MALLOC_TRIM_THRESHOLD_=65536), start-up excluded",
                best["dask defaults"], best["serial"], peer, "(context)", None,
                "what a user's own distributed.LocalCluster gives; use evalkit.parallel.local_dask_cluster instead"),
