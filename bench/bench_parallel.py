@@ -118,7 +118,8 @@ def run(repeat: int = 1, trials: int = TRIALS) -> list[Result]:
                best["dask"], best["serial"], peer, ">= 1.7x", same and best["serial"] / best["dask"] >= 1.7,
                "cluster start-up (forkserver, its imports, workers), scattering the data and closing included; "
                f"{_cost_note(calls['dask'])}{serial_cost}; " + note),
-        Result(f"the same on local processes ({WORKERS} workers)", best["local"], best["serial"], peer, "(context)", None,
+        Result(f"the same on local processes ({WORKERS} workers)", best["local"], best["serial"], peer, "(context)",
+               None,
                f"{_cost_note(calls['local'])}{serial_cost}; " + note),
         Result(f"the same on a cluster started with Dask's defaults (MALLOC_TRIM_THRESHOLD_=65536), start-up excluded",
                best["dask defaults"], best["serial"], peer, "(context)", None,

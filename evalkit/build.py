@@ -1,4 +1,4 @@
-"""Building a collection's dense arrays from runs and qrels, in threads (:meth:`evalkit.collection.Collection.from_runs`).
+"""A collection's dense arrays built from runs and qrels, in threads (:meth:`evalkit.collection.Collection.from_runs`).
 
 Four steps; each works on one run, on one group of consecutive runs, or is an exact merge, so the arrays never depend
 on the number of threads or on which thread did what:

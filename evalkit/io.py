@@ -349,9 +349,9 @@ class _Fields:
 
 #: The Arrow memory pool the kit parses and builds with: glibc's allocator (Arrow's system pool) rather than Arrow's
 #: default (mimalloc), which hands freed memory back to the kernel in transparent huge pages and faults in fresh
-#: ones for the next file, each zeroed whole: 0.06-0.8 s of kernel time in a TREC-8 build, most on a process's
-#: first build, against 0.01-0.1 s with glibc, which keeps freed memory for the next file. Passed per call: the
-#: process's default pool is left as it is.
+#: ones for the next file, each zeroed whole. Reading TREC-8's 129 files: 0.06-0.78 s of kernel time a pass with
+#: mimalloc (the most in a process's first passes), 0.005-0.12 s with glibc, which keeps freed memory for the next
+#: file. Passed per call: the process's default pool is left as it is.
 ARROW_POOL = pa.system_memory_pool()
 
 
@@ -360,8 +360,8 @@ def _read_delimited(data: bytes, delimiter: str, n_columns: int, floats: tuple[i
     """pyarrow's CSV reader: column i a ``pa.string`` array (``pa.float64`` for i in ``floats``, parsed as
     :func:`pyarrow.compute.cast` parses strings; None for i in ``skip``: tokenized, so counted, but not converted);
     None if a line has another number of fields, a float column does not parse, or a line is blank (empty lines
-    are rows here, so a row is a line). UTF-8 is not checked again here: the caller checked the whole text (:func:`_check_bytes`), and
-    the reader's own check costs about as much as the rest of the conversion."""
+    are rows here, so a row is a line). UTF-8 is not checked again here: the caller checked the whole text
+    (:func:`_check_bytes`), and the reader's own check costs about as much as the rest of the conversion."""
     names = [f"f{i}" for i in range(n_columns)]
     try:
         table = pacsv.read_csv(

@@ -106,7 +106,8 @@ def test_rankings_that_fill_their_rows_exactly_are_copied_in_order(shape):
     docnos = np.array([f"D{k:02d}" for k in range(40)], object)
     runs = []
     for s in range(3):
-        rows = [(t, d, float(rng.integers(0, 3))) for t in ("1", "2", "10") for d in rng.choice(docnos, 6, replace=False)]
+        rows = [(t, d, float(rng.integers(0, 3)))
+                for t in ("1", "2", "10") for d in rng.choice(docnos, 6, replace=False)]
         if s == 1 and shape == "one row short":
             rows = rows[:-1]
         if s == 2 and shape == "one row long":
