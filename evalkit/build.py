@@ -180,9 +180,8 @@ class _Schedule:
 
     def _encode(self, g: int) -> None:
         part = _encode_group([self.runs[i] for i in self.groups[g]], self._topic_position, len(self.topics))
-        for k, i in enumerate(self.groups[g]):
-            if not isinstance(self.sources[i], Run):  # parsed here: its string columns are encoded, so let them go
-                part.runs[k] = self.runs[i] = _without_strings(self.runs[i])
+        for k, i in enumerate(self.groups[g]):  # the string columns are encoded: the build lets them go
+            part.runs[k] = self.runs[i] = _without_strings(self.runs[i])  # (a caller's own Run is left as it is)
         self.encoded[g] = part
 
     def finish(self) -> None:
