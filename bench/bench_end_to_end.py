@@ -114,10 +114,6 @@ def _rounds(seconds: list[float]) -> str:
     return ", ".join(f"{s:.2f}" for s in seconds)
 
 
-def _seconds(sides: list[dict]) -> str:
-    return ", ".join(f"{side['seconds']:.2f}" for side in sides)
-
-
 def run(rounds: int = 2, repeat: int = 3) -> list[Result]:
     import pandas as pd
 
@@ -150,7 +146,7 @@ def run(rounds: int = 2, repeat: int = 3) -> list[Result]:
         "evaluate(qrels file, 129 TREC-8 .gz files): AP, P@10, nDCG@100, Rprec, bpref per topic", ours_t, peer_t,
         "pandas.read_csv + pytrec_eval (dicts, evaluate per run, DataFrame)", ">= 5x", peer_t / ours_t >= 5,
         f"each side a fresh subprocess, imports excluded, medians of {rounds} interleaved rounds "
-        f"(ours {_seconds(ours)} s; peer {_seconds(peer)} s); "
+        f"(ours {_rounds([r['seconds'] for r in ours])} s; peer {_rounds([r['seconds'] for r in peer])} s); "
         f"{len(joined)} per-topic values, largest difference {worst:.1e}, {unmatched} without a partner; "
         f"{load_note(loads)}"))
     results.append(Result(
