@@ -340,6 +340,8 @@ def _run_one_with_payload(payload, *task):
 
 #: the glibc setting Dask's nanny puts in its workers' environment (``distributed.nanny.pre-spawn-environ``)
 _MALLOC_TRIM = "MALLOC_TRIM_THRESHOLD_"
+#: its value there in Dask's own configuration (distributed.yaml)
+_DASK_MALLOC_TRIM = "65536"
 
 #: glibc's allocator in evalkit's worker processes (read when the forkserver, or a spawned worker, starts): arrays up
 #: to 64 MiB come from the heap rather than fresh mmaps, and freed memory up to 256 MiB is kept for the next trial
@@ -360,23 +362,29 @@ _QUIET_LOOPS = {"distributed.admin.tick.interval": "1s", "distributed.admin.syst
 
 
 def _run_dask(run: _Run, n_jobs) -> list:
-    try:
-        import distributed
-    except ImportError as error:  # pragma: no cover - depends on the environment
-        raise ImportError("scheduler='dask' needs dask.distributed: pip install 'dask[distributed]'") from error
+    import importlib.util
 
-    try:
-        client = distributed.get_client()
-    except ValueError:
-        client = None
-    if client is not None:
-        return _run_on_client(client, run)
+    if importlib.util.find_spec("distributed") is None:  # pragma: no cover - depends on the environment
+        raise ImportError("scheduler='dask' needs dask.distributed: pip install 'dask[distributed]'")
+    # an active client (the user's cluster) exists only if this process has imported distributed; if it has not,
+    # the cluster's forkserver starts before distributed is imported here, so the two imports overlap (0.2 s)
+    if "distributed" in sys.modules:
+        import distributed
+
+        try:
+            client = distributed.get_client()
+        except ValueError:
+            client = None
+        if client is not None:
+            return _run_on_client(client, run)
 
     _refuse_while_importing_main()
     workers = min(_resolve_n_jobs(n_jobs), len(run.tasks))
-    with local_dask_cluster(workers, preload=_modules_of(run.fn)) as cluster, \
-            distributed.Client(cluster, set_as_default=False) as own_client:
-        return _run_on_client(own_client, run)
+    with local_dask_cluster(workers, preload=_modules_of(run.fn)) as cluster:
+        import distributed
+
+        with distributed.Client(cluster, set_as_default=False) as own_client:
+            return _run_on_client(own_client, run)
 
 
 def _modules_of(fn) -> tuple[str, ...]:
@@ -416,14 +424,23 @@ def _script_hidden_from_spawn():
             main.__dict__.update(saved)
 
 
+def _dask_malloc_trim() -> str:
+    """The ``MALLOC_TRIM_THRESHOLD_`` Dask's nannies set: Dask's configured value once Dask is imported. Before that
+    no nanny has run in this process, and Dask is not imported just to ask (it would delay the forkserver's start):
+    Dask's built-in value, which a parent process's nanny may have passed down."""
+    dask = sys.modules.get("dask")
+    config = getattr(dask, "config", None)
+    if config is None:
+        return _DASK_MALLOC_TRIM
+    return str(config.get(f"distributed.nanny.pre-spawn-environ.{_MALLOC_TRIM}", default=None))
+
+
 @contextmanager
 def _worker_malloc_environment():
     """While worker processes (and their forkserver) start, ``os.environ`` holds :data:`WORKER_MALLOC` in place of
     Dask's ``MALLOC_TRIM_THRESHOLD_=65536`` (left there by a nanny started earlier in this process with Dask's
     defaults, and inherited by new processes). A value of the user's own is kept. Restored afterwards."""
-    import dask
-
-    dask_default = str(dask.config.get(f"distributed.nanny.pre-spawn-environ.{_MALLOC_TRIM}", default=None))
+    dask_default = _dask_malloc_trim()
     saved = {name: os.environ.get(name) for name in WORKER_MALLOC}
     for name, value in WORKER_MALLOC.items():
         if saved[name] is None or (name == _MALLOC_TRIM and saved[name] == dask_default):
@@ -501,12 +518,13 @@ def local_dask_cluster(n_workers: int | None = None, *, profile: bool = False, p
     ``if __name__ == "__main__":`` guard. ``cluster_options`` go to ``LocalCluster`` (defaults:
     ``threads_per_worker=1``, ``processes=True``, its HTTP server on a free port).
     """
-    import dask
-    import distributed
-
     options = {"threads_per_worker": 1, "processes": True, "dashboard_address": ":0", **cluster_options}
     _refuse_while_importing_main()
+    # the forkserver starts first: its imports run on one core while this process imports Dask on the other
     with _worker_start_method(WORKER_PRELOAD + tuple(preload)) as start_method:
+        import dask
+        import distributed
+
         settings = {f"distributed.nanny.pre-spawn-environ.{_MALLOC_TRIM}": None,
                     "distributed.worker.profile.enabled": bool(profile),
                     "distributed.worker.multiprocessing-method": start_method, **_QUIET_LOOPS}

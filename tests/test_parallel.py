@@ -305,6 +305,53 @@ def test_a_script_without_main_guard_runs_on_dask(tmp_path):
 
 
 @pytest.mark.skipif(not HAS_DISTRIBUTED, reason="dask.distributed is not installed")
+@pytest.mark.skipif(not os.path.exists("/proc/self/environ"), reason="reads /proc/self/environ")
+def test_a_first_dask_call_starts_its_forkserver_before_importing_dask(tmp_path):
+    """In a process that has not imported Dask, run_trials(scheduler="dask") starts the forkserver before it imports
+    Dask, so the forkserver's imports and the caller's overlap; Dask's MALLOC_TRIM_THRESHOLD_=65536 passed down by a
+    parent process is still replaced in the environment the workers' allocator read (their forkserver's: Dask's value
+    is known without importing Dask), a value of the user's own still kept; the numbers are the serial run's."""
+    script = tmp_path / "first_call.py"
+    script.write_text(textwrap.dedent('''
+        import os, sys
+        import multiprocessing.forkserver as forkserver
+        import numpy as np
+        from evalkit.parallel import bootstrap_mean_demo, run_trials
+
+        imported_at_start = []
+        ensure_running = forkserver.ensure_running
+        def recording_ensure_running():
+            imported_at_start.append(sorted({"dask", "distributed"} & set(sys.modules)))
+            return ensure_running()
+        forkserver.ensure_running = recording_ensure_running
+
+        def environment(trial_index, trial_seed):
+            # the environment the worker's process image started with (a forked worker: its forkserver's), which
+            # glibc's allocator read, rather than os.environ, which the nanny may have changed since
+            with open("/proc/self/environ", "rb") as file:
+                started = dict(item.split(b"=", 1) for item in file.read().split(b"\\0") if b"=" in item)
+            return tuple(started.get(name, b"unset").decode() for name in (b"MALLOC_TRIM_THRESHOLD_",
+                                                                           b"MALLOC_MMAP_THRESHOLD_"))
+
+        print("ENV", sorted(set(run_trials(environment, 4, 7, scheduler="dask", n_jobs=2, progress=False))))
+        print("AT START", imported_at_start)
+        values = np.arange(1.0, 31.0) ** 1.5
+        dask = run_trials(bootstrap_mean_demo, 6, 7, args=(values,), scheduler="dask", n_jobs=2, progress=False)
+        print("EQUAL", dask == run_trials(bootstrap_mean_demo, 6, 7, args=(values,), scheduler="serial",
+                                     progress=False))
+    '''))
+    for inherited, expected in (("65536", KIT_MALLOC), ("123456", ("123456", KIT_MALLOC[1]))):
+        env = {**os.environ, "MALLOC_TRIM_THRESHOLD_": inherited}
+        env.pop("MALLOC_MMAP_THRESHOLD_", None)
+        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+                              cwd=tmp_path, env=env)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert "AT START [[]]" in done.stdout
+        assert "EQUAL True" in done.stdout
+        assert f"ENV [{expected!r}]" in done.stdout, done.stdout
+
+
+@pytest.mark.skipif(not HAS_DISTRIBUTED, reason="dask.distributed is not installed")
 def test_dask_from_a_worker_re_running_the_script_is_a_clear_error(monkeypatch):
     """A worker process that re-runs an unguarded script (its __main__ is '__mp_main__') must not start a cluster:
     run_trials says what to do instead."""
