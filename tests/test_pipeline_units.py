@@ -235,17 +235,21 @@ def test_a_signal_during_the_swap_arrives_after_it():
     from evalkit.batch_outputs import _signals_held
 
     order = []
-    previous = signal.signal(signal.SIGTERM, lambda number, frame: order.append(f"handler {number}"))
+    # the handlers the held signals go back to, set here: a handler left by other code in this process (SIG_IGN for
+    # SIGINT, say) would otherwise decide what the second block does
+    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, lambda number, frame: order.append(f"handler {number}")),
+                signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler)}
     try:
         with _signals_held():
-            os.kill(os.getpid(), signal.SIGTERM)
+            signal.raise_signal(signal.SIGTERM)  # to this thread, at once (os.kill's may reach another thread)
             order.append("swap done")
         with pytest.raises(KeyboardInterrupt):
             with _signals_held():
-                os.kill(os.getpid(), signal.SIGINT)
+                signal.raise_signal(signal.SIGINT)
                 order.append("second swap done")
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     assert order == ["swap done", f"handler {int(signal.SIGTERM)}", "second swap done"]
 
 
