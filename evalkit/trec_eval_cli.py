@@ -5,7 +5,8 @@ qrels-based measures: same lines, same order, same rounding, same exit codes. Se
 qrels; each gets the block trec_eval would print for it alone (with its ``runid`` line), so one process can
 replace a loop of trec_eval processes. For one run nothing here imports pandas, scipy, matplotlib or pyarrow: the
 start-up cost is Python's and numpy's. From four runs on, pyarrow's reader (:mod:`evalkit.trec_eval_arrow`) reads
-the runs in threads; its import (about 0.1 s) is paid once. pandas is never imported.
+the runs in threads, the first ones while the qrels are read; its import (about 0.1 s) is paid once. pandas is never
+imported.
 
 Differences from trec_eval 10.0 (README, "trec_eval"): a run lacking a qrels topic is scored on the topics it has
 (trec_eval 10.0 exits 4 with "result qid ... not found in qrels"; 9.0.8 scores it as the kit does); a document
@@ -47,27 +48,46 @@ def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10
 
     ``reader``: ``"bytes"`` (numpy and bytes.split; no pyarrow import), ``"arrow"`` (pyarrow's CSV reader and a
     hash join, regular files only, others fall back to bytes) or ``"auto"`` (arrow from 4 runs on)."""
+    from concurrent.futures import Future
+
     from .trec_eval_output import OutputOptions, format_run
     from .trec_eval_rankings import rank, read_qrels, read_run
 
     ties = ties or ("float64" if version == "10.0" else "float32")
     selection = select(list(measures) or ["official"], version)
     _check_parameters(selection)
-    qrels = read_qrels(qrels_path)
-    options = OutputOptions(per_topic=per_topic, summary=summary, complete=complete,
-                            num_docs_in_coll=num_docs_in_coll, n_qrels_topics=len(qrels.topics),
-                            qrels_positive_total=qrels.positive_total, full_precision=full_precision)
-    arrow_read = None
+    arrow_read = qrels_table = None
     if reader == "arrow" or (reader == "auto" and len(run_paths) >= 4):  # pyarrow's import pays off
         try:
-            from .trec_eval_arrow import prepare as arrow_prepare, read_run as arrow_read
-
-            arrow_prepare(qrels)
+            from .trec_eval_arrow import prepare as arrow_prepare, qrels_table, read_run as arrow_read
         except ImportError:
             arrow_read = None
+    workers = min(4, os.cpu_count() or 1) if arrow_read is not None else 1
+    judged_by: Future = Future()  # (qrels, output options), once the qrels are read
+
+    def read_qrels_file() -> None:
+        try:
+            qrels = read_qrels(qrels_path)
+            if arrow_read is not None:
+                arrow_prepare(qrels)
+            judged_by.set_result((qrels, OutputOptions(
+                per_topic=per_topic, summary=summary, complete=complete, num_docs_in_coll=num_docs_in_coll,
+                n_qrels_topics=len(qrels.topics), qrels_positive_total=qrels.positive_total,
+                full_precision=full_precision)))
+        except BaseException as exc:
+            judged_by.set_exception(exc)
+            raise
 
     def block(path) -> str:
-        run = (arrow_read(path, qrels) if arrow_read is not None and str(path) != "-" else None) or read_run(path)
+        early = None
+        known = judged_by.done() and judged_by.exception() is None
+        if arrow_read is not None and str(path) != "-" and (not known or qrels_table(judged_by.result()[0]).usable):
+            # parsed while the qrels may still be being read (the fields need no qrels); a file that cannot be read
+            # raises here what the general reader would (the qrels' error still comes first: see below)
+            early = arrow_read(path)
+        qrels, options = judged_by.result()
+        run = early if early is not None and qrels_table(qrels).usable else None
+        run = run or read_run(path)
         judged = rank(run, qrels, ties=ties, max_docs=max_docs, judged_only=judged_only,
                       relevance_level=relevance_level, complete=complete and version == "10.0")
         if len(judged.topics) == 0:
@@ -77,13 +97,20 @@ def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10
     collecting = gc.isenabled()
     gc.disable()  # millions of short-lived tokens, no cycles: the cyclic collector would only rescan them
     try:
-        workers = min(4, os.cpu_count() or 1) if arrow_read is not None else 1
         if workers > 1:  # pyarrow and numpy release the GIL: runs overlap; the text keeps the runs' order
             from concurrent.futures import ThreadPoolExecutor
 
             with ThreadPoolExecutor(workers) as pool:
-                blocks = list(pool.map(block, run_paths))
+                futures = [pool.submit(block, path) for path in run_paths]  # the files parse meanwhile
+                try:
+                    read_qrels_file()
+                    blocks = [future.result() for future in futures]  # the first failing run in order raises
+                except BaseException:
+                    for future in futures:
+                        future.cancel()
+                    raise
         else:
+            read_qrels_file()
             blocks = [block(path) for path in run_paths]
     finally:
         if collecting:

@@ -116,6 +116,49 @@ def test_non_ascii_qrels_turn_the_table_off(tmp_path):
     assert texts[0] == texts[1]
 
 
+def test_runs_are_parsed_while_the_qrels_are_read_and_errors_keep_their_order(tmp_path, monkeypatch):
+    """With several runs the files' fields are parsed in threads while the qrels are read (the qrels reader below
+    waits until a run has been parsed: read one after the other, it would wait in vain); the text is the one-run
+    reader's, and errors come as trec_eval's order has them: the qrels' first, then the first bad run in order."""
+    import threading
+
+    from evalkit import trec_eval_rankings
+
+    qrels, runs = write_collection(tmp_path, 5, n_runs=6)
+    expected = trec_eval_cli.evaluate_files(qrels, runs, ["all_trec"], reader="bytes")
+    parsed, waited = threading.Event(), []
+    arrow_read, qrels_read = trec_eval_arrow.read_run, trec_eval_rankings.read_qrels
+
+    def read_run(*args, **kwargs):
+        run = arrow_read(*args, **kwargs)
+        parsed.set()
+        return run
+
+    def read_qrels_after_a_run(path):
+        waited.append(parsed.wait(10))
+        return qrels_read(path)
+
+    monkeypatch.setattr(trec_eval_arrow, "read_run", read_run)
+    monkeypatch.setattr(trec_eval_rankings, "read_qrels", read_qrels_after_a_run)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    assert trec_eval_cli.evaluate_files(qrels, runs, ["all_trec"], reader="arrow") == expected
+    assert waited == [True]
+
+    bad_qrels = tmp_path / "bad_qrels"
+    bad_qrels.write_text(qrels.read_text() + "9 0 onlyfour\n")
+    missing, bad_score = tmp_path / "missing", tmp_path / "bad_score"
+    lines = runs[2].read_text().splitlines()
+    fields = lines[3].split()
+    fields[4] = "0x1p3"
+    bad_score.write_text("\n".join(lines[:3] + [" ".join(fields)] + lines[4:]) + "\n")
+    with pytest.raises(TrecFormatError, match="bad_qrels:"):
+        trec_eval_cli.evaluate_files(bad_qrels, [runs[0], missing, bad_score] + runs[3:], reader="arrow")
+    with pytest.raises(TrecFormatError, match="bad_score:4: score '0x1p3'"):
+        trec_eval_cli.evaluate_files(qrels, [runs[0], bad_score, missing] + runs[3:], reader="arrow")
+    with pytest.raises(TrecFormatError, match="missing: cannot read"):
+        trec_eval_cli.evaluate_files(qrels, [runs[0], missing, bad_score] + runs[3:], reader="arrow")
+
+
 def test_docno_words_order_is_strcmp():
     import pyarrow as pa
 
