@@ -15,7 +15,9 @@ notebook has when it calls ``run_experiment``: the serial peer used to run in th
 suites, whose grown heap spared it every page fault (0 k against ~14 k a trial in a fresh process), a state no
 user's call starts from.
 
-``python bench/run.py parallel`` runs this module alone (about 2 minutes on 2 idle cores). Each row's note gives
+Each executor is called twice, interleaved, and its best call is kept (a call disturbed by other work on the
+machine then moves no ratio). ``python bench/run.py parallel`` runs this module alone (about 2 minutes on 2 idle
+cores). Each row's note gives
 the CPU seconds and minor page faults the call cost, in its process and in the processes it started (workers,
 forkserver), beside the wall time: a ratio that falls short shows there whether the workers did more work or waited.
 """
@@ -88,7 +90,7 @@ def _same(a: dict, b: dict) -> bool:
     return all(a[f].equals(b[f]) for f in a)
 
 
-def run(repeat: int = 1, trials: int = TRIALS) -> list[Result]:
+def run(repeat: int = 2, trials: int = TRIALS) -> list[Result]:
     if trec8_dir() is None:
         return [Result("executor benchmarks", float("nan"), None, "-", "-", None, "TREC-8 data not found: skipped")]
     import evalkit
