@@ -50,9 +50,9 @@ worker, numpy, pandas, scipy and evalkit's trial modules once (:data:`WORKER_PRE
 function's module when it is evalkit's); spawned workers would each import them (0.5-0.9 s of CPU each,
 both cores busy at once on two), and then import the payload's modules again when it arrives. In a process
 that has not imported Dask yet, the forkserver starts first, so its imports and the caller's import of Dask run
-on two cores at once (0.15-0.2 s of a first call). The forkserver is stopped with the cluster, so no process outlives it and a later cluster never runs modules
-imported before an edit. A forkserver started by other code is not used (nor stopped): the workers are
-then spawned. Forking the workers from the calling process instead (Dask's "fork" method) is not safe: a
+on two cores at once (0.15-0.2 s of a first call). The forkserver is stopped with the cluster, so no process
+outlives it and a later cluster never runs modules imported before an edit. A forkserver started by other code
+is not used (nor stopped): the workers are then spawned. Forking the workers from the calling process instead (Dask's "fork" method) is not safe: a
 second Dask call in the same process hangs, the forked worker inheriting a thread pool whose thread does
 not exist in it (``distributed.utils._offload_executor``, used to deserialize large messages).
 

@@ -241,7 +241,7 @@ def test_a_signal_during_the_swap_arrives_after_it():
                 signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler)}
     try:
         with _signals_held():
-            signal.raise_signal(signal.SIGTERM)  # to this thread, at once (os.kill's may reach another thread)
+            signal.raise_signal(signal.SIGTERM)  # to this thread, handled before the block goes on
             order.append("swap done")
         with pytest.raises(KeyboardInterrupt):
             with _signals_held():
