@@ -52,9 +52,10 @@ both cores busy at once on two), and then import the payload's modules again whe
 that has not imported Dask yet, the forkserver starts first, so its imports and the caller's import of Dask run
 on two cores at once (0.15-0.2 s of a first call). The forkserver is stopped with the cluster, so no process
 outlives it and a later cluster never runs modules imported before an edit. A forkserver started by other code
-is not used (nor stopped): the workers are then spawned. Forking the workers from the calling process instead (Dask's "fork" method) is not safe: a
-second Dask call in the same process hangs, the forked worker inheriting a thread pool whose thread does
-not exist in it (``distributed.utils._offload_executor``, used to deserialize large messages).
+is not used (nor stopped): the workers are then spawned. Forking the workers from the calling process instead
+(Dask's "fork" method) is not safe: a second Dask call in the same process hangs, the forked worker inheriting a
+thread pool whose thread does not exist in it (``distributed.utils._offload_executor``, used to deserialize large
+messages).
 
 Dask's nanny sets ``MALLOC_TRIM_THRESHOLD_=65536`` in its workers' environment, which makes glibc
 return every large numpy temporary to the kernel at once (mmap/munmap on each allocation: many
