@@ -16,10 +16,10 @@ suites, whose grown heap spared it every page fault (0 k against ~14 k a trial i
 user's call starts from.
 
 Each executor is called twice, interleaved, and its best call is kept (a call disturbed by other work on the
-machine then moves no ratio). ``python bench/run.py parallel`` runs this module alone (about 2 minutes on 2 idle
-cores). Each row's note gives
-the CPU seconds and minor page faults the call cost, in its process and in the processes it started (workers,
-forkserver), beside the wall time: a ratio that falls short shows there whether the workers did more work or waited.
+machine then moves no ratio); every call's records are compared with the first serial call's. ``python bench/run.py
+parallel`` runs this module alone (about 2 minutes on 2 idle cores). Each row's note gives the CPU seconds and minor
+page faults the call cost, in its process and in the processes it started (workers, forkserver), beside the wall
+time: a ratio that falls short shows there whether the workers did more work or waited.
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def run(repeat: int = 2, trials: int = TRIALS) -> list[Result]:
 
     executors = ("serial", "dask", "local", "dask defaults")
     calls: dict = {name: [] for name in executors}
-    records: dict = {}
+    serial_records, same = None, True  # every call's records against the first (serial) call's
     loads = [os.getloadavg()[0]]
     with tempfile.TemporaryDirectory() as scratch:
         for _ in range(repeat):  # interleaved, so a change in the machine's load hits every executor alike
@@ -107,9 +107,12 @@ def run(repeat: int = 2, trials: int = TRIALS) -> list[Result]:
                 out = Path(scratch) / f"{name.replace(' ', '-')}.pkl"
                 calls[name].append(_call(name, trials, out))
                 with open(out, "rb") as file:
-                    records[name] = pickle.load(file)
+                    records = pickle.load(file)
+                if serial_records is None:
+                    serial_records = records
+                else:
+                    same = same and _same(serial_records, records)
             loads.append(os.getloadavg()[0])
-    same = all(_same(records["serial"], records[name]) for name in executors[1:])
     best = {name: min(c["seconds"] for c in made) for name, made in calls.items()}
     note = (f"{trials} trials x 6 strategies x 129 runs, each call in a fresh process; same numbers on every "
             f"executor: {same}; {os.cpu_count()} CPUs; {load_note(loads)}; best of {repeat}")
