@@ -54,8 +54,17 @@ def last_trial_waits_for_release(trial_index, trial_seed, release_file, n_trials
     return "released"
 
 
+#: a trial function giving the worker's glibc malloc settings as its process image started with them (a forked
+#: worker: its forkserver's), which is what glibc's allocator read; ``os.environ`` may have been changed since (the
+#: nanny sets it in the worker). Its source is also pasted into the scripts the tests below run.
+WORKER_ENVIRONMENT_SOURCE = '''
 def worker_environment(trial_index, trial_seed):
-    return tuple(os.environ.get(name, "unset") for name in ("MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_"))
+    with open("/proc/self/environ", "rb") as file:
+        started = dict(item.split(b"=", 1) for item in file.read().split(b"\\0") if b"=" in item)
+    names = (b"MALLOC_TRIM_THRESHOLD_", b"MALLOC_MMAP_THRESHOLD_")
+    return tuple(started.get(name, b"unset").decode() for name in names)
+'''
+exec(WORKER_ENVIRONMENT_SOURCE)  # worker_environment, a module-level function of this module (pickled by reference)
 
 
 #: what evalkit's workers are started with (evalkit.parallel.WORKER_MALLOC): 256 MiB, 64 MiB
@@ -281,13 +290,13 @@ def test_a_script_without_main_guard_runs_on_dask(tmp_path):
     """A script calling run_trials(scheduler="dask") at top level (no `if __name__ == "__main__":`) runs its top
     level once, gets the serial numbers, and its workers have evalkit's MALLOC_TRIM_THRESHOLD_, not Dask's."""
     script = tmp_path / "no_guard.py"
-    script.write_text(textwrap.dedent('''
+    script.write_text(WORKER_ENVIRONMENT_SOURCE + textwrap.dedent('''
         import os
         import numpy as np
         from evalkit.parallel import bootstrap_mean_demo, run_trials
 
         def environment(trial_index, trial_seed):  # defined in the script: reaches the workers by value
-            return os.environ.get("MALLOC_TRIM_THRESHOLD_", "unset"), os.getpid()
+            return worker_environment(trial_index, trial_seed)[0], os.getpid()
 
         print("TOP LEVEL", flush=True)
         values = np.arange(1.0, 31.0) ** 1.5
@@ -312,7 +321,7 @@ def test_a_first_dask_call_starts_its_forkserver_before_importing_dask(tmp_path)
     parent process is still replaced in the environment the workers' allocator read (their forkserver's: Dask's value
     is known without importing Dask), a value of the user's own still kept; the numbers are the serial run's."""
     script = tmp_path / "first_call.py"
-    script.write_text(textwrap.dedent('''
+    script.write_text(WORKER_ENVIRONMENT_SOURCE + textwrap.dedent('''
         import os, sys
         import multiprocessing.forkserver as forkserver
         import numpy as np
@@ -325,15 +334,7 @@ def test_a_first_dask_call_starts_its_forkserver_before_importing_dask(tmp_path)
             return ensure_running()
         forkserver.ensure_running = recording_ensure_running
 
-        def environment(trial_index, trial_seed):
-            # the environment the worker's process image started with (a forked worker: its forkserver's), which
-            # glibc's allocator read, rather than os.environ, which the nanny may have changed since
-            with open("/proc/self/environ", "rb") as file:
-                started = dict(item.split(b"=", 1) for item in file.read().split(b"\\0") if b"=" in item)
-            return tuple(started.get(name, b"unset").decode() for name in (b"MALLOC_TRIM_THRESHOLD_",
-                                                                           b"MALLOC_MMAP_THRESHOLD_"))
-
-        print("ENV", sorted(set(run_trials(environment, 4, 7, scheduler="dask", n_jobs=2, progress=False))))
+        print("ENV", sorted(set(run_trials(worker_environment, 4, 7, scheduler="dask", n_jobs=2, progress=False))))
         print("AT START", imported_at_start)
         values = np.arange(1.0, 31.0) ** 1.5
         dask = run_trials(bootstrap_mean_demo, 6, 7, args=(values,), scheduler="dask", n_jobs=2, progress=False)
