@@ -49,11 +49,11 @@ def test_groups_parsed_before_the_qrels_are_read_are_encoded_after(tmp_path, mon
     """Every run already parsed, the qrels file slow to read: no group can be encoded until its topics are known."""
     qrels_file, paths = write_collection(tmp_path, seed=5, n_runs=6)
     parsed = [parse_run(p) for p in paths]
-    slow_read = build.read_qrels
+    read_at_once = build.read_qrels
 
     def read_slowly(path):
         time.sleep(0.3)
-        return slow_read(path)
+        return read_at_once(path)
 
     reference = Collection.from_runs(parsed, read_qrels(qrels_file))
     monkeypatch.setattr(build, "build_threads", lambda n_runs: 2)
