@@ -5,6 +5,7 @@ the order in which the threads happen to finish; a bad file is reported as a ser
 from __future__ import annotations
 
 import gzip
+import threading
 import time
 
 import numpy as np
@@ -29,7 +30,12 @@ def _assert_same(a: Collection, b: Collection) -> None:
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
 @pytest.mark.parametrize("groups_per_thread", [1, 8])
-def test_files_parsed_in_the_build_equal_runs_parsed_first(tmp_path, monkeypatch, threads, groups_per_thread):
+@pytest.mark.parametrize("band_rows", [1, 200, build.BAND_ROWS])  # a band per topic, a few topics a band, one band
+def test_files_parsed_in_the_build_equal_runs_parsed_first(tmp_path, monkeypatch, threads, groups_per_thread,
+                                                           band_rows):
+    """Runs list their topics in no particular order (sometimes in two blocks), so with several bands most runs
+    are sorted by band before hashing and put back in their own order after."""
+    monkeypatch.setattr(build, "BAND_ROWS", band_rows)
     qrels_file, paths = write_collection(tmp_path, seed=threads, n_runs=9)
     gz = paths[4].with_name("run4.gz")
     gz.write_bytes(gzip.compress(paths[4].read_bytes()))
@@ -43,6 +49,70 @@ def test_files_parsed_in_the_build_equal_runs_parsed_first(tmp_path, monkeypatch
     _assert_same(Collection.from_runs(mixed, read_qrels(qrels_file), ties="float32"), reference)
     assert list(reference.runs_info["lines_without_qrels"]) == [sum(t == "a" for t in r.topic.to_pylist())
                                                                 for r in parsed]
+
+
+def test_a_group_s_bands_are_shared_out_so_no_thread_waits_for_the_last_group(tmp_path, monkeypatch):
+    """The last group becomes ready when its last file is parsed, after the other thread has run out of files: that
+    thread waits for the group instead of stopping, and the two threads hash its bands between them."""
+    qrels_file, paths = write_collection(tmp_path, seed=11, n_runs=4)
+    reference = Collection.from_runs([parse_run(p, check_duplicates=False) for p in paths], read_qrels(qrels_file))
+    parse, hash_bands = build.parse_run, build._hash_bands
+    hashed_by: dict[int, set] = {}
+
+    def parse_the_last_file_slowly(path, **options):
+        if path == paths[-1]:
+            time.sleep(0.3)
+        return parse(path, **options)
+
+    def hash_and_record(prepared, bands):
+        hashed_by.setdefault(id(prepared), set()).add(threading.get_ident())
+        time.sleep(0.05)  # long enough for the other thread to take the other share
+        return hash_bands(prepared, bands)
+
+    monkeypatch.setattr(build, "build_threads", lambda n_runs: 2)
+    monkeypatch.setattr(build, "GROUPS_PER_THREAD", 1)  # groups: runs 0-1, runs 2-3
+    monkeypatch.setattr(build, "BAND_ROWS", 1)  # a band per topic
+    monkeypatch.setattr(build, "parse_run", parse_the_last_file_slowly)
+    monkeypatch.setattr(build, "_hash_bands", hash_and_record)
+    _assert_same(Collection.from_runs(paths, qrels_file), reference)
+    assert len(hashed_by) == 2 and len(list(hashed_by.values())[-1]) == 2  # the last group: by both threads
+
+
+def test_each_band_hashes_only_its_own_topics_rows_whatever_the_order_of_the_file(monkeypatch):
+    """What makes the bands' tables small: a run listing its topics out of the collection's order is sorted by band
+    before hashing, so each band's dictionary holds its topics' docnos only; the codes come back in file order."""
+    from evalkit.io import Run
+
+    monkeypatch.setattr(build, "BAND_ROWS", 1)  # a band per topic
+    run = Run("r", np.array(["2", "1", "1", "2", "x"], object), np.array(["b1", "a1", "a2", "b2", "c"], object),
+              np.arange(5.0), ordered=False)
+    prepared = build._prepare_group([run], {"1": 0, "2": 1}, 2)  # "x" has no qrels: the last band
+    hashed = build._hash_bands(prepared, range(prepared.n_bands))
+    assert [(band, dictionary.to_pylist()) for band, dictionary, _ in hashed] == [
+        (0, ["a1", "a2"]), (1, ["b1", "b2"]), (2, ["c"])]
+    encoded = build._assemble_group(prepared, [hashed])
+    assert encoded.dictionary.to_pylist() == ["a1", "a2", "b1", "b2", "c"]
+    assert encoded.doc_codes[0].tolist() == [2, 0, 1, 3, 4]  # each row's docno, in the file's order
+    assert encoded.topic_codes[0].tolist() == [1, 0, 0, 1, -1] and encoded.outside == [1]
+
+
+def test_shares_cut_the_bands_into_consecutive_ranges_of_about_equal_rows():
+    rows_per_band = np.array([[5, 0, 5, 10, 0], [5, 10, 5, 0, 0]])  # two runs, 4 bands + the band without qrels
+    bounds = np.concatenate([np.zeros((2, 1), np.int64), np.cumsum(rows_per_band, axis=1)], axis=1)
+    prepared = build._PreparedGroup([None, None], 5, [], [], [], [None, None], bounds)  # rows a band: 10 10 10 10 0
+    assert prepared.shares(1) == [range(0, 5)]
+    assert prepared.shares(2) == [range(0, 2), range(2, 5)]
+    assert prepared.shares(4) == [range(0, 1), range(1, 2), range(2, 3), range(3, 5)]
+    assert prepared.shares(9) == prepared.shares(4)  # never more shares than bands with rows
+
+
+def test_a_group_left_unencoded_is_an_error_not_missing_runs(tmp_path, monkeypatch):
+    qrels_file, paths = write_collection(tmp_path, seed=12, n_runs=4)
+    monkeypatch.setattr(build, "build_threads", lambda n_runs: 2)
+    monkeypatch.setattr(build, "GROUPS_PER_THREAD", 1)
+    monkeypatch.setattr(build._Schedule, "_hash_share", lambda self, g, j, bands: None)  # a lost task (a bug)
+    with pytest.raises(RuntimeError, match=r"groups \[0, 1\] were not encoded"):
+        Collection.from_runs(paths, qrels_file)
 
 
 def test_groups_parsed_before_the_qrels_are_read_are_encoded_after(tmp_path, monkeypatch):

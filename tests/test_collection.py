@@ -233,7 +233,8 @@ def _reference_rows(runs, qrels, depth=None, ties="float64"):
 @pytest.mark.parametrize("threads", [1, 2, 3, 7])
 @pytest.mark.parametrize("depth", [None, 5])
 @pytest.mark.parametrize("ties", ["float64", "float32"])
-def test_build_in_threads_equals_the_definition(monkeypatch, threads, depth, ties):
+@pytest.mark.parametrize("band_rows", [1, 65_536])
+def test_build_in_threads_equals_the_definition(monkeypatch, threads, depth, ties, band_rows):
     """from_runs (docnos encoded per group of runs in threads, dictionaries merged, each run ordered and placed on
     its own) equals a one-run-at-a-time Python build, whatever the number of threads: equal scores (in double or
     single precision, ``ties``) broken by docno, topics without qrels left out and counted, rankings cut at ``depth``."""
@@ -243,6 +244,8 @@ def test_build_in_threads_equals_the_definition(monkeypatch, threads, depth, tie
 
     monkeypatch.setattr(build_module, "build_threads", lambda n_runs: threads)
     monkeypatch.setattr(build_module, "GROUPS_PER_THREAD", 1 if threads < 3 else 2)  # 1, 2, 6, 6 (per run) groups
+    monkeypatch.setattr(build_module, "BAND_ROWS", band_rows)  # a band per topic (runs listing "12" first are sorted
+    # by band before hashing), or one band
     rng = np.random.default_rng(threads)
     docnos = np.array([f"D{k:03d}" for k in rng.permutation(60)] + ["a", "B", "ä"], dtype=object)
     runs = []
