@@ -47,7 +47,8 @@ MERGE_SPLIT_MIN = 100_000
 class BuiltArrays:
     """What :func:`build_arrays` gives :meth:`Collection.from_runs`: the parsed runs and qrels (for names and error
     messages), the topics (the qrels', sorted), the sorted vocabulary, the dense ``docs`` and ``scores``, the qrels'
-    doc ids, per run the lines whose topic has no qrels, and (S, T) the rankings that hold a document twice."""
+    topic positions and doc ids, per run the lines whose topic has no qrels, and (S, T) the rankings that hold a
+    document twice."""
 
     runs: list
     qrels: Qrels
@@ -55,6 +56,7 @@ class BuiltArrays:
     vocabulary: np.ndarray
     docs: np.ndarray
     scores: np.ndarray
+    qrels_topic_ids: np.ndarray
     qrels_doc_ids: np.ndarray
     lines_without_qrels: np.ndarray
     repeated: np.ndarray
@@ -98,7 +100,8 @@ def build_arrays(sources: list, qrels, topics_of, depth: int | None = None, ties
 
         repeated = np.stack(list(pool.map(place, range(len(runs)))))
     lines_without_qrels = np.array([part.outside[k] for part, _, k in per_run], np.int64)
-    return BuiltArrays(runs, qrels, topics, vocabulary, docs, scores, qrels_doc_ids, lines_without_qrels, repeated)
+    return BuiltArrays(runs, qrels, topics, vocabulary, docs, scores, schedule.qrels_topic_ids, qrels_doc_ids,
+                       lines_without_qrels, repeated)
 
 
 class _Schedule:
@@ -117,7 +120,7 @@ class _Schedule:
         self.qrels = qrels if isinstance(qrels, Qrels) else None
         self._qrels_path = None if self.qrels is not None else qrels
         self._topics_of = topics_of
-        self.topics = self._topic_position = self.qrels_docnos = None
+        self.topics = self._topic_position = self.qrels_docnos = self.qrels_topic_ids = None
         self.groups = [g.tolist() for g in np.array_split(np.arange(len(sources)), min(n_groups, len(sources)))]
         self.encoded: list = [None] * len(self.groups)
         self._group_of = {i: g for g, group in enumerate(self.groups) for i in group}
@@ -138,13 +141,16 @@ class _Schedule:
             self._set_topics(self.qrels)
 
     def _set_topics(self, qrels: Qrels) -> None:
-        """The qrels' topics (in the collection's order), their positions and docnos: set together, under the lock,
-        ``topics`` last, so a thread that sees the topics sees the rest."""
+        """The qrels' topics (in the collection's order), their positions, each qrels line's topic position and the
+        docnos encoded: set together, under the lock, ``topics`` last, so a thread that sees the topics sees the
+        rest."""
         topics = self._topics_of(qrels.topic)
         position = {topic: i for i, topic in enumerate(topics)}
+        topic_ids, _ = _topic_codes(_to_arrow(qrels.topic), position, len(topics))
         docnos = pc.dictionary_encode(_to_arrow(qrels.docno), memory_pool=io.ARROW_POOL)
         with self._lock:
             self.qrels, self._topic_position, self.qrels_docnos = qrels, position, docnos
+            self.qrels_topic_ids = topic_ids
             self.topics = topics
 
     def _next_task(self):

@@ -435,7 +435,7 @@ class Collection:
         _check_duplicates(runs, built.repeated, topics)
 
         judged = JudgedSet.from_arrays(
-            pd.Index(topics).get_indexer(qrels.topic), built.qrels_doc_ids, qrels.grade, len(topics),
+            built.qrels_topic_ids, built.qrels_doc_ids, qrels.grade, len(topics),
             len(built.vocabulary), qrels.stratum,
         )
         info = pd.DataFrame(index=pd.Index(names, name="run"))
