@@ -408,6 +408,9 @@ class Collection:
         runs_info: pd.DataFrame | None = None,
         depth: int | None = None,
         ties: str = "float64",
+        *,
+        names_seen: dict[str, str] | None = None,
+        first_run: int = 0,
     ) -> "Collection":
         """Build the dense arrays from runs and qrels.
 
@@ -425,13 +428,18 @@ class Collection:
         thread count. A file that cannot be read raises its :class:`evalkit.errors.TrecFormatError` (the first such
         run file in order, else the qrels file); two runs with one name, or a document twice in a ranking, raise a
         ValueError naming the files (and the line).
+
+        ``names_seen`` and ``first_run`` serve a caller that builds runs block by block (:func:`evalkit.evaluate`
+        from files): the names of the runs of earlier blocks (name -> the run's description; it gains this block's
+        runs) and the position of ``runs[0]`` among all the runs. A name among them is refused as a name repeated
+        within ``runs`` is.
         """
         if not runs:
             raise ValueError("a collection needs at least one run")
         built = build_arrays(list(runs), qrels, sort_topics, depth, ties)
         runs, qrels, topics = built.runs, built.qrels, built.topics
         names = [r.name for r in runs]
-        _check_unique_names(runs)
+        _check_unique_names(runs, names_seen, first_run)
         _check_duplicates(runs, built.repeated, topics)
 
         judged = JudgedSet.from_arrays(

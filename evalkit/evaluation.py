@@ -18,7 +18,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .collection import Collection, JudgedSet, _check_unique_names
+from .collection import Collection, JudgedSet
 from .io import Qrels, Run, read_qrels
 from .measures import REGISTRY, parse_measure
 
@@ -205,15 +205,6 @@ def _run_blocks(runs: list, runs_per_block: int) -> list[list]:
     return [runs[a:b] for a, b in zip(edges[:-1], edges[1:]) if b > a]
 
 
-def _read_block(block: list) -> list[Run]:
-    """The runs of one block: files parsed (in threads, by the bulk reader), :class:`Run` objects as given."""
-    from .datasets import read_runs  # the fast bulk reader
-
-    paths = [r for r in block if not isinstance(r, Run)]
-    parsed = iter(read_runs(paths)) if paths else iter(())
-    return [r if isinstance(r, Run) else next(parsed) for r in block]
-
-
 def _scored(collection: Collection, judged: JudgedSet, measures: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """(M, S, T) values of ``measures`` and (S, T) bool: the (run, topic) cells trec_eval scores (the run retrieved
     something for a topic with judgments)."""
@@ -311,11 +302,9 @@ def evaluate(
     if not runs:
         raise ValueError("a collection needs at least one run")
     run_names, values, scored, seen, topics, offset = [], [], [], {}, None, 0
-    for block in _run_blocks(runs, RUNS_PER_BLOCK):
-        run_list = _read_block(block)
-        _check_unique_names(run_list, seen, offset)
-        collection = Collection.from_runs(run_list, qrels, name="evaluation", ties=ties or "float64")
-        del run_list
+    for block in _run_blocks(runs, RUNS_PER_BLOCK):  # files parsed in the build's threads
+        collection = Collection.from_runs(block, qrels, name="evaluation", ties=ties or "float64", names_seen=seen,
+                                          first_run=offset)
         block_values, block_scored = _scored(collection, collection.qrels, measures)
         run_names.append(collection.run_names)
         values.append(block_values)

@@ -134,6 +134,27 @@ def test_evaluate_from_files_in_blocks_equals_one_collection(tmp_path, monkeypat
     assert short.equals(expected[(expected.topic == "all") & (expected.measure == "AP")].reset_index(drop=True))
 
 
+def test_evaluate_from_files_reports_a_bad_file_before_a_name_repeated_from_an_earlier_block(tmp_path, monkeypatch):
+    """Each block's files are parsed inside its build; as when they were parsed before it, a file that cannot be
+    read is reported before a run name that an earlier block already holds."""
+    import evalkit.evaluation as evaluation
+    from evalkit.errors import TrecFormatError
+
+    monkeypatch.setattr(evaluation, "RUNS_PER_BLOCK", 2)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d1 1\n")
+    a, b, c, d = (tmp_path / f"{x}.run" for x in "abcd")
+    a.write_text("1 Q0 d1 1 1.0 same\n")
+    b.write_text("1 Q0 d1 1 1.0 other\n")
+    c.write_text("1 Q0 d1 1 1.0 same\n")
+    d.write_text("1 Q0 d1 1 high third\n")
+    with pytest.raises(TrecFormatError, match=rf"^{d}:1: score 'high' is not a number"):
+        evalkit.evaluate(qrels, [a, b, c, d], ["AP"])
+    d.write_text("1 Q0 d1 1 1.0 third\n")
+    with pytest.raises(ValueError, match=rf"{a}.* and {c}.* both name their run 'same'"):
+        evalkit.evaluate(qrels, [a, b, c, d], ["AP"])
+
+
 def test_evaluate_from_files_names_both_files_of_a_repeated_run_name_across_blocks(tmp_path, monkeypatch):
     import evalkit.evaluation as evaluation
 
