@@ -175,8 +175,8 @@ def run(rounds: int = 2, repeat: int = 3, build_repeat: int = 5) -> list[Result]
         "uncached build of TREC-8: Collection.from_runs(129 run files, qrels file)", build_t, peer_t,
         "pandas.read_csv (129 files)", ">= 2x", peer_t / build_t >= 2,
         f"medians of {build_repeat} interleaved rounds in one process (rounds {_rounds(build_times)} s; peer "
-        f"{_rounds(peer_times)} s); threads: {os.cpu_count()} (files parsed, each group of runs encoded as soon as "
-        f"it is parsed, ordering and placing per run); load_directory(cache=False), judged runs derived too: "
+        f"{_rounds(peer_times)} s); threads: {os.cpu_count()} (files parsed, each group of runs encoded band by band "
+        f"of topics as soon as it is parsed, ordering and placing per run); load_directory(cache=False), judged runs derived too: "
         f"{load_t:.2f} s ({peer_t / load_t:.1f}x); {load_note(loads)}"))
 
     # ---- the same, each side's first call in a fresh process (a user's build happens once a process)

@@ -422,9 +422,9 @@ class Collection:
         pytrec_eval-terrier do (``"float32"``); see :func:`evalkit.io.trec_eval_order`.
 
         Built in threads, one per core (:mod:`evalkit.build`): files parsed, the docnos of each group of consecutive
-        runs dictionary-encoded together as soon as the group is parsed, the groups' dictionaries (and the qrels'
-        docnos) merged into one sorted vocabulary, then each run put in trec_eval order and written into its rows of
-        the dense arrays. Every step is per run, per group or an exact merge, so the arrays do not depend on the
+        runs dictionary-encoded as soon as the group is parsed (band by band of topics, the bands shared out among
+        the threads), the groups' dictionaries (and the qrels' docnos) merged into one sorted vocabulary, then each
+        run put in trec_eval order and written into its rows of the dense arrays. Every step is per run, per group or an exact merge, so the arrays do not depend on the
         thread count. A file that cannot be read raises its :class:`evalkit.errors.TrecFormatError` (the first such
         run file in order, else the qrels file); two runs with one name, or a document twice in a ranking, raise a
         ValueError naming the files (and the line).
