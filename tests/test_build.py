@@ -57,16 +57,16 @@ def test_a_group_s_bands_are_shared_out_so_no_thread_waits_for_the_last_group(tm
     qrels_file, paths = write_collection(tmp_path, seed=11, n_runs=4)
     reference = Collection.from_runs([parse_run(p, check_duplicates=False) for p in paths], read_qrels(qrels_file))
     parse, hash_bands = build.parse_run, build._hash_bands
-    hashed_by: dict[int, set] = {}
+    hashed_by: dict[tuple, set] = {}  # the threads that hashed each group's bands, by the group's run names
 
     def parse_the_last_file_slowly(path, **options):
         if path == paths[-1]:
-            time.sleep(0.3)
+            time.sleep(1.0)  # longer than the first group's shares take (2 x 0.2 s): the other thread runs out of work
         return parse(path, **options)
 
     def hash_and_record(prepared, bands):
-        hashed_by.setdefault(id(prepared), set()).add(threading.get_ident())
-        time.sleep(0.05)  # long enough for the other thread to take the other share
+        hashed_by.setdefault(tuple(run.name for run in prepared.runs), set()).add(threading.get_ident())
+        time.sleep(0.2)  # long enough for the other thread, woken when the shares were queued, to take one
         return hash_bands(prepared, bands)
 
     monkeypatch.setattr(build, "build_threads", lambda n_runs: 2)
@@ -75,7 +75,7 @@ def test_a_group_s_bands_are_shared_out_so_no_thread_waits_for_the_last_group(tm
     monkeypatch.setattr(build, "parse_run", parse_the_last_file_slowly)
     monkeypatch.setattr(build, "_hash_bands", hash_and_record)
     _assert_same(Collection.from_runs(paths, qrels_file), reference)
-    assert len(hashed_by) == 2 and len(list(hashed_by.values())[-1]) == 2  # the last group: by both threads
+    assert set(hashed_by) == {("run0", "run1"), ("run2", "run3")} and len(hashed_by["run2", "run3"]) == 2
 
 
 def test_each_band_hashes_only_its_own_topics_rows_whatever_the_order_of_the_file(monkeypatch):
