@@ -130,7 +130,6 @@ class _Schedule:
         self._shares: list = []  # (group, share number, bands) to hash
         self._prepared: list = [None] * len(self.groups)  # per group being encoded, its _PreparedGroup
         self._hashed: list = [None] * len(self.groups)  # ... and its shares' hashed bands, by share number
-        self._shares_left = [0] * len(self.groups)
         self._next_file = 0
         self._errors: dict[int, BaseException] = {}
         self._qrels_error: BaseException | None = None
@@ -177,8 +176,7 @@ class _Schedule:
             with self._changed:
                 while (task := self._next_task()) is None and self._working:
                     self._changed.wait()
-                if task is None:
-                    self._changed.notify_all()
+                if task is None:  # and no thread works: no task can come (the others were notified as it ended)
                     return
                 self._working += 1
             try:
@@ -213,15 +211,14 @@ class _Schedule:
         prepared = _prepare_group([self.runs[i] for i in self.groups[g]], self._topic_position, len(self.topics))
         shares = prepared.shares(self._n_shares)
         with self._lock:
-            self._prepared[g], self._hashed[g], self._shares_left[g] = prepared, [None] * len(shares), len(shares)
+            self._prepared[g], self._hashed[g] = prepared, [None] * len(shares)
             self._shares.extend((g, j, bands) for j, bands in enumerate(shares))
 
     def _hash_share(self, g: int, j: int, bands: range) -> None:
         hashed = _hash_bands(self._prepared[g], bands)
         with self._lock:
-            self._hashed[g][j] = hashed
-            self._shares_left[g] -= 1
-            last = self._shares_left[g] == 0
+            self._hashed[g][j] = hashed  # a list, even of no bands: None only while the share is not hashed
+            last = all(share is not None for share in self._hashed[g])
         if last:  # every share of the group is hashed: this thread puts them together
             self._set_encoded(g, _assemble_group(self._prepared[g], self._hashed[g]))
 
