@@ -424,10 +424,10 @@ class Collection:
         Built in threads, one per core (:mod:`evalkit.build`): files parsed, the docnos of each group of consecutive
         runs dictionary-encoded as soon as the group is parsed (band by band of topics, the bands shared out among
         the threads), the groups' dictionaries (and the qrels' docnos) merged into one sorted vocabulary, then each
-        run put in trec_eval order and written into its rows of the dense arrays. Every step is per run, per group or an exact merge, so the arrays do not depend on the
-        thread count. A file that cannot be read raises its :class:`evalkit.errors.TrecFormatError` (the first such
-        run file in order, else the qrels file); two runs with one name, or a document twice in a ranking, raise a
-        ValueError naming the files (and the line).
+        run put in trec_eval order and written into its rows of the dense arrays. Every step is per run, per group or
+        an exact merge, so the arrays do not depend on the thread count. A file that cannot be read raises its
+        :class:`evalkit.errors.TrecFormatError` (the first such run file in order, else the qrels file); two runs with
+        one name, or a document twice in a ranking, raise a ValueError naming the files (and the line).
 
         ``names_seen`` and ``first_run`` serve a caller that builds runs block by block (:func:`evalkit.evaluate`
         from files): the names of the runs of earlier blocks (name -> the run's description; it gains this block's
