@@ -38,7 +38,7 @@ reproduce: install
 		$(if $(FAST),--fast) $(NOTEBOOKS)
 
 ## The solutions notebooks for instructors: solutions/<notebook>_solutions.ipynb (the checkable exercises answered,
-## from evalkit.exercises); notebooks/ stays the students' version
+## from evalkit.classroom.exercises); notebooks/ stays the students' version
 solutions: install
 	$(BIN)/evalkit notebooks solutions
 

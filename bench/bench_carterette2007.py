@@ -18,9 +18,14 @@ SEED = 2007  # the notebook's seed: the timed trials are the first trials of its
 def run(repeat: int = 3) -> list[Result]:
     import numpy as np
 
-    from evalkit.confidence import Universe, ap_coefficients, ap_moments, ap_moments_reference
-    from evalkit.datasets import load_directory
-    from evalkit.experiments import carterette2007 as exp
+    from evalkit.confidence import (
+        Universe,
+        ap_coefficients,
+        ap_moments,
+        ap_moments_reference,
+    )
+    from evalkit.data.datasets import load_directory
+    from evalkit.papers import carterette2007 as exp
     from evalkit.parallel import resolve_scheduler, trial_seeds
 
     folder = trec8_dir()

@@ -29,7 +29,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from common import Result, load_note, median_time, pandas_read_runs, trec8_dir
@@ -93,7 +92,7 @@ side, folder = sys.argv[1], Path(sys.argv[2])
 files = sorted((folder / "runs").glob("input.*"))
 import pandas as pd
 if side == "ours":
-    from evalkit.collection import Collection
+    from evalkit.data.collection import Collection
     started = time.perf_counter()
     Collection.from_runs(files, folder / "qrels.trec8.adhoc.txt", "trec8")
 else:
@@ -153,11 +152,11 @@ def run(rounds: int = 2, repeat: int = 3, build_repeat: int = 5) -> list[Result]
         "peak memory of that call (GB, fresh process, imports included)", ours_peak, None, "-", "<= 0.5 GB",
         ours_peak <= 0.5,
         f"the 'ours' column is GB: VmHWM {ours_peak * 1e3:.0f} MB (pandas + pytrec_eval: {peer_peak * 1e3:.0f} MB); "
-        "runs read, built and scored 32 at a time (evalkit.evaluation.RUNS_PER_BLOCK)"))
+        "runs read, built and scored 32 at a time (evalkit.measures.evaluation.RUNS_PER_BLOCK)"))
 
     # ---- uncached build against pandas.read_csv, one process, rounds interleaved
-    from evalkit.collection import Collection
-    from evalkit.datasets import load_directory
+    from evalkit.data.collection import Collection
+    from evalkit.data.datasets import load_directory
 
     def build():  # what load_directory does without its cache: files parsed inside the build's threads
         return Collection.from_runs(files, qrels_file, "trec8")
@@ -195,7 +194,7 @@ def run(rounds: int = 2, repeat: int = 3, build_repeat: int = 5) -> list[Result]
         f"sides; {load_note(loads)}"))
 
     # ---- cached reload
-    from evalkit.cache import content_key
+    from evalkit.data.cache import content_key
 
     sources = files + [qrels_file, folder / "runs_table.tsv"]
     loads = [os.getloadavg()[0]]

@@ -48,14 +48,14 @@ SIZES = ((129, 50), (2064, 50), (129, 800))  # simulated (runs, topics), depth 1
 def _simulated(n_runs: int, n_topics: int, depth: int = 1000, seed: int = 15):
     """A simulated collection's document ids and qrels (no scores: evaluation does not read them), generated once in
     a subprocess (its peak memory is freed with it) and kept in $EVALKIT_CACHE/bench."""
+    import hashlib
+
     import numpy as np
     import pandas as pd
 
-    from evalkit.collection import Collection, JudgedSet
-    from evalkit.cache import cache_dir as _cache_dir
-    from evalkit.simulate import DEFAULT_PARAMS_PATH
-
-    import hashlib
+    from evalkit.data.cache import cache_dir as _cache_dir
+    from evalkit.data.collection import Collection, JudgedSet
+    from evalkit.data.simulator import DEFAULT_PARAMS_PATH
 
     source = (Path(__file__).resolve().parents[1] / "evalkit" / "simulate.py").read_bytes() + DEFAULT_PARAMS_PATH.read_bytes()
     tag = hashlib.sha256(source).hexdigest()[:12]
@@ -64,7 +64,7 @@ def _simulated(n_runs: int, n_topics: int, depth: int = 1000, seed: int = 15):
         code = f"""
 import numpy as np, json, os
 from pathlib import Path
-from evalkit.simulate import simulate_collection
+from evalkit.data.simulator import simulate_collection
 c = simulate_collection(n_topics={n_topics}, n_runs={n_runs}, depth={depth}, seed={seed})
 where = Path({str(where)!r}); where.mkdir(parents=True, exist_ok=True)
 q = c.qrels
@@ -132,10 +132,9 @@ def _peak_bytes(fn) -> int:
 
 
 def run(repeat: int = 5) -> list[Result]:
-    import numpy as np
 
     import evalkit
-    from evalkit.evaluation import EvaluationContext, _scores
+    from evalkit.measures.evaluation import EvaluationContext, _scores
 
     folder = trec8_dir()
     if folder is None:

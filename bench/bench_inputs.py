@@ -30,9 +30,9 @@ def _messy(text: bytes) -> bytes:
 
 
 def run(repeat: int = 3) -> list[Result]:
-    from evalkit.cache import content_key
-    from evalkit.datasets import load_directory, read_runs
-    from evalkit.io import read_qrels
+    from evalkit.data.cache import content_key
+    from evalkit.data.datasets import load_directory, read_runs
+    from evalkit.data.trec_files import read_qrels
 
     folder = trec8_dir()
     if folder is None:

@@ -16,7 +16,14 @@ def _problems(collection, data, fit_depth: int = 10):
     solver's stage-one weights, so both solvers face the same problems)."""
     import numpy as np
 
-    from evalkit.estimation import design, estimate_scores, gains, metric_weights, pool_qrels, simplex_lstsq
+    from evalkit.estimation import (
+        design,
+        estimate_scores,
+        gains,
+        metric_weights,
+        pool_qrels,
+        simplex_lstsq,
+    )
 
     judgments = pool_qrels(collection, fit_depth, data.pool_runs)
     est = estimate_scores(collection, judgments, fit_depth, pool_runs=data.pool_runs, depth=data.depth, p=data.p,
@@ -57,9 +64,9 @@ def _solve_all(problems, method):
 def run(repeat: int = 3) -> list[Result]:
     import numpy as np
 
-    from evalkit.datasets import load_dataset
+    from evalkit.data.datasets import load_dataset
     from evalkit.estimation import simplex_lstsq
-    from evalkit.experiments import lu2017
+    from evalkit.papers import lu2017
 
     if trec8_dir() is None:
         return [Result("Lu 2017 benchmarks", float("nan"), None, "-", "-", None, "TREC-8 data not found: skipped")]

@@ -1,5 +1,5 @@
 """Time per notebook per preset as a class meets it (issues 13 item 2 and 15 item 6): every notebook executed by
-papermill (``evalkit.pipeline.run_notebook``: kernel start, imports, data loading, figures and widgets' first draw
+papermill (``evalkit.batch.pipeline.run_notebook``: kernel start, imports, data loading, figures and widgets' first draw
 included) with ``preset="class"`` and ``preset="paper"`` (the notebooks' default), on the notebook's default
 dataset (``"auto"``: TREC-8 when its files are found, else the synthetic collection; the row names which).
 
@@ -34,8 +34,8 @@ def _defaults(path: Path) -> dict:
 
 
 def run(repeat: int = 1) -> list[Result]:
-    from evalkit.datasets import resolve_auto
-    from evalkit.pipeline import notebook_paths, run_notebook
+    from evalkit.batch.pipeline import notebook_paths, run_notebook
+    from evalkit.data.datasets import resolve_auto
 
     only = [x.strip() for x in os.environ.get("EVALKIT_BENCH_NOTEBOOKS", "").split(",") if x.strip()]
     presets = [x.strip() for x in os.environ.get("EVALKIT_BENCH_NOTEBOOK_PRESETS", "class,paper").split(",")

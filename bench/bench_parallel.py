@@ -42,7 +42,7 @@ _CALL = """
 import json, pickle, resource, sys, time
 scheduler, trials, workers, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 import evalkit
-from evalkit.experiments import voorhees2014 as v
+from evalkit.papers import voorhees2014 as v
 gold = v.prepare(evalkit.load_dataset("trec8"))
 
 
@@ -126,7 +126,7 @@ def run(repeat: int = 2, trials: int = TRIALS) -> list[Result]:
         Result(f"the same on local processes ({WORKERS} workers)", best["local"], best["serial"], peer, "(context)",
                None,
                f"{_cost_note(calls['local'])}{serial_cost}; " + note),
-        Result(f"the same on a cluster started with Dask's defaults (MALLOC_TRIM_THRESHOLD_=65536), start-up excluded",
+        Result("the same on a cluster started with Dask's defaults (MALLOC_TRIM_THRESHOLD_=65536), start-up excluded",
                best["dask defaults"], best["serial"], peer, "(context)", None,
                "what a user's own distributed.LocalCluster gives; use evalkit.parallel.local_dask_cluster instead"),
     ]

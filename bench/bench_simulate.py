@@ -11,7 +11,7 @@ from common import Result, load_note, median_time, pandas_read_runs, trec8_dir
 
 
 def run(repeat: int = 3) -> list[Result]:
-    from evalkit.simulate import simulate_collection
+    from evalkit.data.simulator import simulate_collection
 
     loads = [os.getloadavg()[0]]
     simulate_collection(n_topics=2, n_runs=3, depth=10)  # imports, as a notebook has paid them by this point

@@ -22,9 +22,9 @@ def _timed(fn):
 
 
 def run(repeat: int = 1) -> list[Result]:
-    from evalkit.datasets import load_directory
-    from evalkit.experiments import soboroff2007 as sb
-    from evalkit.relevance_sampling import relevance_sample
+    from evalkit.data.datasets import load_directory
+    from evalkit.judging.relevance_sampling import relevance_sample
+    from evalkit.papers import soboroff2007 as sb
 
     folder = trec8_dir()
     if folder is None:
@@ -53,7 +53,7 @@ def run(repeat: int = 1) -> list[Result]:
         f"leave-one-group-out {t_logo:.2f} s, 100 subsamples scored {t_sub:.2f} s, ANOVAs {t_anova:.2f} s",
     ))
 
-    from evalkit.pipeline import run_notebook
+    from evalkit.batch.pipeline import run_notebook
 
     notebook = Path(__file__).resolve().parents[1] / "notebooks" / "02_soboroff2007_pooled_vs_sampled.ipynb"
     with tempfile.TemporaryDirectory() as tmp:

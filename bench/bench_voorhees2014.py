@@ -41,7 +41,7 @@ def _cpu_seconds() -> float:
 
 def _experiment(collection, trials: int) -> tuple[float, float]:
     """(wall seconds, CPU seconds over the parent and the worker processes) of prepare + run_experiment."""
-    from evalkit.experiments import voorhees2014 as v
+    from evalkit.papers import voorhees2014 as v
 
     cpu = _cpu_seconds()
     started = time.perf_counter()
@@ -63,10 +63,10 @@ def run(repeat: int = 5, trials: int = 50) -> list[Result]:
     import numpy as np
 
     import evalkit
-    from evalkit.experiments import voorhees2014 as v
-    from evalkit.inferred import inferred_measures
-    from evalkit.io import read_qrels, write_qrels, write_run
-    from evalkit.sampling import sample
+    from evalkit.data.trec_files import read_qrels, write_qrels, write_run
+    from evalkit.judging.stratified_sampling import sample
+    from evalkit.measures.inferred import inferred_measures
+    from evalkit.papers import voorhees2014 as v
 
     if trec8_dir() is None:
         return [Result("Voorhees 2014 benchmarks", float("nan"), None, "-", "-", None, "TREC-8 data not found: skipped")]

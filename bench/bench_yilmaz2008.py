@@ -12,9 +12,9 @@ def run(repeat: int = 5) -> list[Result]:
     folder = trec8_dir()
     if folder is None:
         return [Result("Yilmaz 2008 benchmarks", float("nan"), None, "-", "-", None, "TREC-8 data not found: skipped")]
-    from evalkit.datasets import load_directory
-    from evalkit.experiments import yilmaz2008 as y
-    from evalkit.inferred import infap_variance
+    from evalkit.data.datasets import load_directory
+    from evalkit.measures.inferred import infap_variance
+    from evalkit.papers import yilmaz2008 as y
 
     collection = load_directory(folder, name="trec8")
     started = time.perf_counter()
@@ -40,7 +40,7 @@ def run(repeat: int = 5) -> list[Result]:
     ))
 
     # issue 14: the bias breakdown needs infAP once more with the true precision where nothing above is sampled
-    from evalkit.inferred import trec_infap, trec_infap_oracle_above
+    from evalkit.measures.inferred import trec_infap, trec_infap_oracle_above
 
     small = y.random_judgments(gold, 0.1, seed=2)
     oracle = median_time(lambda: trec_infap_oracle_above(collection, small, gold.qrels), repeat=repeat)

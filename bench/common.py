@@ -38,7 +38,7 @@ def median_time(fn, repeat: int = 5, warmup: int = 1) -> float:
 
 
 def trec8_dir():
-    from evalkit.datasets import data_root
+    from evalkit.data.datasets import data_root
 
     root = data_root()
     return None if root is None or not (root / "trec8").is_dir() else root / "trec8"

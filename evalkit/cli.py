@@ -4,7 +4,7 @@
     ``--format trec_eval`` (the default when every ``-m`` is a trec_eval name: ``map``, ``P.10``, ``P_10``,
     ``official``, ``all_trec``, ...) prints exactly what trec_eval prints, one block per run, and takes
     trec_eval's options (``-c -J -M N -l N -n -N N``, ``--ties``, ``--trec-eval-version``): see
-    :mod:`evalkit.trec_eval_cli`. The kit's own format (kit names in ir_measures notation: ``AP``, ``P@10``,
+    :mod:`evalkit.trec_eval.cli`. The kit's own format (kit names in ir_measures notation: ``AP``, ``P@10``,
     ``nDCG@100``) prints trec_eval's three columns (measure, topic or ``all``, value); ``-q`` adds per-topic lines.
     Sampled (5-column) qrels enable ``infAP`` (sample_eval.pl's xinfAP), ``infNDCG@k``, ``infP@k`` and ``infR``.
 ``evalkit measures``
@@ -14,7 +14,7 @@
     exits 1 if a notebook failed (a skipped notebook is not a failure), 2 on bad input, 130/143 if interrupted.
 ``evalkit notebooks solutions [--out DIR] [NOTEBOOK ...]``
     write each notebook with its checkable exercises answered to ``DIR/<name>_solutions.ipynb`` (default
-    ``solutions/`` beside the notebooks folder, which students get without them): :mod:`evalkit.exercises`.
+    ``solutions/`` beside the notebooks folder, which students get without them): :mod:`evalkit.classroom.exercises`.
 ``evalkit report --out DIR``
     rebuild the HTML report from executed notebooks already in DIR.
 """
@@ -26,7 +26,7 @@ import signal
 import sys
 import threading
 
-from .errors import TrecFormatError
+from evalkit.errors import TrecFormatError
 
 DEFAULT_CLI_MEASURES = ["AP", "P@10", "Rprec", "nDCG", "Bpref"]
 
@@ -43,7 +43,7 @@ def _wants_trec_eval_format(argv: list[str]) -> bool:
         return known.format == "trec_eval"
     if not known.measure:
         return False
-    from .trec_eval_names import is_trec_eval_name
+    from evalkit.trec_eval.names import is_trec_eval_name
 
     if not all(is_trec_eval_name(m) for m in known.measure):
         return False
@@ -72,7 +72,7 @@ def _sampled_qrels(path: str) -> bool:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from .evaluation import evaluate
+    from evalkit.measures.evaluation import evaluate
 
     frame = evaluate(args.qrels, args.runs, args.measure or DEFAULT_CLI_MEASURES, per_topic=args.q, ties=args.ties)
     out = sys.stdout
@@ -84,9 +84,9 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _measures(args: argparse.Namespace) -> int:
-    from .measures import describe_measures
-
     import pandas as pd
+
+    from evalkit.measures import describe_measures
 
     with pd.option_context("display.max_colwidth", 120, "display.width", 200):
         print(describe_measures().to_string())
@@ -96,8 +96,8 @@ def _measures(args: argparse.Namespace) -> int:
 def _notebooks(args: argparse.Namespace) -> int:
     import shlex
 
-    from .notebook_parameters import collect_parameters
-    from .pipeline import run_notebooks
+    from evalkit.batch.parameters import collect_parameters
+    from evalkit.batch.pipeline import run_notebooks
 
     parameters = collect_parameters(args.parameter, args.params)
     command = "evalkit " + " ".join(shlex.quote(a) for a in (args.argv or []))
@@ -109,8 +109,8 @@ def _notebooks(args: argparse.Namespace) -> int:
 
 
 def _solutions(args: argparse.Namespace) -> int:
-    from .exercises import write_solutions
-    from .pipeline import notebook_paths
+    from evalkit.batch.pipeline import notebook_paths
+    from evalkit.classroom.exercises import write_solutions
 
     paths = notebook_paths(args.notebooks or None, args.notebook_dir)
     out = args.out or paths[0].parent.parent / "solutions"
@@ -120,7 +120,7 @@ def _solutions(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from .report_page import write_report
+    from evalkit.batch.report_page import write_report
 
     path = write_report(args.out, progress=True)
     print(path)
@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run a command; errors in the input are one line on stderr (exit 2), never a traceback."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["eval"] and _wants_trec_eval_format(argv[1:]):
-        from .trec_eval_cli import main as trec_eval_main
+        from evalkit.trec_eval.cli import main as trec_eval_main
 
         rest = [a for a in argv[1:] if not a.startswith("--format")]
         if "--format" in argv[1:]:  # "--format trec_eval" as two words

@@ -1,5 +1,5 @@
 """The kit's input error, in a module of its own so that readers which avoid pandas/pyarrow (the ``trec_eval``
-command line) can raise the same exception as :mod:`evalkit.io`."""
+command line) can raise the same exception as :mod:`evalkit.data.trec_files`."""
 
 from __future__ import annotations
 

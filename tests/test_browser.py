@@ -6,7 +6,7 @@ Debian's Chromium (``/usr/bin/chromium``, or ``$EVALKIT_CHROMIUM``) driven by Pl
   the Makefile adds ``--allow-root``: this is the check that it does), the browser runs every cell from the Run menu
   on the synthetic collection in fast mode, no cell may end in an error, and moving the slider from the keyboard
   must redraw the figure (a different PNG).
-* The report pages the batch exports (``evalkit.report_page.write_report``) of every notebook with formulas open
+* The report pages the batch exports (``evalkit.batch.report_page.write_report``) of every notebook with formulas open
   from ``file://`` with every non-file request aborted, and MathJax typesets their formulas: no raw TeX left
   visible, no TeX error box (a page loading MathJax from the web, as the stock template does, fails the check).
 
@@ -40,7 +40,7 @@ NOTEBOOKS = ROOT / "notebooks"
 CHROMIUM = Path(os.environ.get("EVALKIT_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SLIDER_CALL = re.compile(r"\bpool_depth_explorer\(")  # evalkit.widgets' IntSlider over the pool depth (the tour)
+SLIDER_CALL = re.compile(r"\bpool_depth_explorer\(")  # evalkit.display.widgets' IntSlider over the pool depth (the tour)
 SERVER_START_SECONDS = 90
 RUN_ALL_SECONDS = 180
 REDRAW_SECONDS = 60
@@ -415,7 +415,7 @@ def math_problems(page, blocked: list[str], seconds: float = 60) -> list[str]:
 def test_offline_report_page_typesets_math_with_the_network_blocked(browser, tmp_path, screenshots):
     import nbformat
 
-    from evalkit.report_page import write_report
+    from evalkit.batch.report_page import write_report
 
     sources = math_notebooks()
     folder = tmp_path / "outputs" / "synthetic"

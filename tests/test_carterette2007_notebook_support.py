@@ -1,4 +1,4 @@
-"""Tests for the notebook helpers of evalkit.experiments.carterette2007 (toy example, text summaries, figure,
+"""Tests for the notebook helpers of evalkit.papers.carterette2007 (toy example, text summaries, figure,
 widget)."""
 
 from __future__ import annotations
@@ -6,12 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from test_confidence import toy_collection
 
-from evalkit.experiments import carterette2007 as exp
 from evalkit.confidence import ExpertAggregation
 from evalkit.measures import average_precision
-
-from test_confidence import toy_collection
+from evalkit.papers import carterette2007 as exp
 
 
 def test_toy_distribution_matches_the_paper_where_the_paper_is_right():

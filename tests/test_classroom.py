@@ -16,11 +16,19 @@ import pandas as pd
 import pytest
 
 import evalkit
-from evalkit import exercises, narrative
-from evalkit.datasets import resolve_auto
-from evalkit.experiments import carterette2007, lu2017, soboroff2007, tour, voorhees2014, yilmaz2008
-from evalkit.pipeline import notebook_paths
-from evalkit.presets import PRESET_NAMES, resolve
+from evalkit.batch.pipeline import notebook_paths
+from evalkit.classroom import exercises
+from evalkit.data.datasets import resolve_auto
+from evalkit.display import narrative
+from evalkit.papers import (
+    carterette2007,
+    lu2017,
+    soboroff2007,
+    tour,
+    voorhees2014,
+    yilmaz2008,
+)
+from evalkit.papers.settings import resolve
 
 NOTEBOOKS = notebook_paths()
 MODULES = [tour, voorhees2014, soboroff2007, lu2017] + [m for m in (yilmaz2008, carterette2007)
@@ -87,7 +95,7 @@ def test_auto_is_trec8_when_its_files_are_found_else_synthetic(tmp_path, monkeyp
 
 
 def test_the_batch_resolves_auto_before_it_names_the_outputs(tmp_path, monkeypatch):
-    from evalkit.pipeline import resolve_dataset
+    from evalkit.batch.pipeline import resolve_dataset
 
     monkeypatch.setenv("EVALKIT_DATA", str(tmp_path / "nothing-here"))
     assert resolve_dataset("auto") == "synthetic"
@@ -130,7 +138,7 @@ def _context(exercise_id: str, small) -> tuple[dict, dict]:
         fig2 = yilmaz2008.figure2(yilmaz2008.prepare(small), [10, 1], seed=1)
         return {"fig2": fig2, "k": 10}, {"figure2_depths": [10, 1]}
     if exercise_id.startswith("02"):
-        from evalkit.relevance_sampling import relevance_sample
+        from evalkit.judging.relevance_sampling import relevance_sample
 
         return {"sample": relevance_sample(small, phase1_depth=10, max_depth=40, seed=0)}, {}
     if exercise_id.startswith("03"):
@@ -312,8 +320,7 @@ def test_log_axis_ticks_label_plotted_values_only():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from evalkit import plots
-
+    from evalkit.display import plots
     fig, ax = plt.subplots()
     values = [3.4, 6.0, 13.0, 23.0, 44.0, 99.0, 3.4]
     ax.plot(values, values)

@@ -1,4 +1,4 @@
-"""Tests for evalkit.inferred: hand-computed cases, a loop-by-loop reference of NIST sample_eval.pl, trec_eval's
+"""Tests for evalkit.measures.inferred: hand-computed cases, a loop-by-loop reference of NIST sample_eval.pl, trec_eval's
 infAP (pytrec_eval as oracle), complete samples (AP / NDCG exactly), and the variance of infAP.
 
 Runs are handed to pytrec_eval with scores 1000 - rank: trec_eval stores scores as C floats (32 bit), so two
@@ -13,21 +13,22 @@ import subprocess
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import (
+    random_collection,  # ties, short rankings, a topic no run retrieves, grades -1..3
+)
 
-from evalkit import inferred
-from evalkit.collection import Collection, JudgedSet
-from evalkit.inferred import (
-    ideal_dcg,
+from evalkit.data.collection import Collection, JudgedSet
+from evalkit.data.trec_files import Qrels, Run, write_qrels, write_run
+from evalkit.judging.stratified_sampling import sample, uniform_sample
+from evalkit.measures import inferred
+from evalkit.measures.inferred import (
     estimated_relevant,
+    ideal_dcg,
     infap_variance,
     inferred_measures,
     qrels_statistics,
     trec_infap,
 )
-from evalkit.io import Qrels, Run, write_qrels, write_run
-from evalkit.sampling import sample, uniform_sample
-
-from conftest import random_collection  # ties, short rankings, a topic no run retrieves, grades -1..3
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -532,8 +533,8 @@ def test_variance_against_empirical_variance():
 
 def test_scoring_a_one_run_subset_leaves_the_collection_untouched():
     """Regression: the entry index once added topic offsets into a view of the caller's docs when S == 1."""
-    from evalkit.datasets import load_dataset
-    from evalkit.inferred import trec_infap
+    from evalkit.data.datasets import load_dataset
+    from evalkit.measures.inferred import trec_infap
 
     collection = load_dataset("synthetic", n_topics=4, n_runs=3, depth=30, seed=1)
     before = collection.docs.copy()

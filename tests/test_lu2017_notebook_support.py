@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalkit.experiments import lu2017
+from evalkit.papers import lu2017
 
 
 def _table(rmse_by_estimator, collection="kit", depth=10, theta=0.0):
@@ -31,7 +31,7 @@ def test_compare_orderings_tau_against_itself_and_reversed():
 
 @pytest.fixture(scope="module")
 def data():
-    from evalkit.datasets import load_dataset
+    from evalkit.data.datasets import load_dataset
 
     return lu2017.prepare(load_dataset("synthetic", n_topics=6, n_runs=12, depth=120, seed=4))
 

@@ -5,10 +5,23 @@ from __future__ import annotations
 
 import pytest
 
-from evalkit.datasets import load_dataset
-from evalkit.experiments import carterette2007, lu2017, soboroff2007, tour, voorhees2014, yilmaz2008
-from evalkit.needs import NeedsNotMet, require_runs, scale_depth, scale_depths, scale_k
-from evalkit.simulate import write_collection
+from evalkit.data.datasets import load_dataset
+from evalkit.data.simulator import write_collection
+from evalkit.papers import (
+    carterette2007,
+    lu2017,
+    soboroff2007,
+    tour,
+    voorhees2014,
+    yilmaz2008,
+)
+from evalkit.papers.needs import (
+    NeedsNotMet,
+    require_runs,
+    scale_depth,
+    scale_depths,
+    scale_k,
+)
 
 SMALL = {"n_runs": 20, "n_topics": 8, "depth": 30, "topic_ids": [str(401 + t) for t in range(8)]}
 HOW = ("Say which runs contributed to the pools: a 'judged' column (yes/no) in runs_table.tsv or \"judged_runs\" "

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from evalkit.pipeline import notebook_paths, run_notebook, write_report
-from evalkit.report import read_claims
+from evalkit.batch.pipeline import notebook_paths, run_notebook, write_report
+from evalkit.claims import read_claims
 
 NOTEBOOKS = notebook_paths()
 

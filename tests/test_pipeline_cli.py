@@ -21,10 +21,17 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from batch_helpers import EVALKIT, HOSTILE_RUN, HOSTILE_TOPIC, run_cli, visible_lines, write_collection, \
-    write_notebook
+from batch_helpers import (
+    EVALKIT,
+    HOSTILE_RUN,
+    HOSTILE_TOPIC,
+    run_cli,
+    visible_lines,
+    write_collection,
+    write_notebook,
+)
 
-from evalkit.batch_outputs import MARKER
+from evalkit.batch.outputs import MARKER
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -43,7 +50,7 @@ HOSTILE_CELLS = [
     "    pass",
     "import matplotlib.pyplot as plt\n"
     "plt.plot([1, 2, 3]); plt.title(collection.run_names[0]); plt.show()",
-    "from evalkit.report import Claim, record_claims\n"
+    "from evalkit.claims import Claim, record_claims\n"
     "record_claims([Claim('Paper 2008', 'run ' + collection.run_names[0] + ' on ' + collection.topics[-1], '0.8',"
     " '0.7', dataset, 'yes', note=collection.topics[-1])])",
 ]
@@ -60,7 +67,7 @@ def batch(tmp_path_factory):
                    parameters="dataset = 'synthetic'\nfast = False\nk = 1")
     write_notebook(notebooks / "02_fail.ipynb", "1 / 0")
     write_notebook(notebooks / "03_skip.ipynb",
-                   "from evalkit.needs import require\n"
+                   "from evalkit.papers.needs import require\n"
                    "require(False, 'at least 2 judged runs', '0 judged runs', 'Mark them in runs_table.tsv.')")
     write_notebook(notebooks / "04_hostile.ipynb", *HOSTILE_CELLS)
     (root / "checkout" / "KEEP.txt").write_text("the user's file")
@@ -218,7 +225,7 @@ def test_a_signal_stops_the_batch_cleans_up_and_keeps_the_previous_outputs(tmp_p
     out, err = process.communicate(timeout=60)
     assert process.returncode == code
     assert time.monotonic() - stopped < 20
-    # the dataset's pool line (evalkit.pool_metadata: judged runs, judged depth, the rule), then the interruption
+    # the dataset's pool line (evalkit.data.pool_metadata: judged runs, judged depth, the rule), then the interruption
     assert visible_lines(err) == [
         "evalkit: coll: 3 of 3 runs judged (derived: every document of the run's top 100 is in the qrels, on every "
         "topic); judged depth 5 (derived: the deepest rank to which the judged runs' pool is in the qrels).",

@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalkit.datasets import load_dataset
-from evalkit.pool_metadata import PoolMetadataError, complete_depths, describe
-from evalkit.relevance_sampling import judged_depth
-from evalkit.simulate import write_collection
+from evalkit.data.datasets import load_dataset
+from evalkit.data.pool_metadata import PoolMetadataError, describe
+from evalkit.data.pools import complete_depths, judged_depth
+from evalkit.data.simulator import write_collection
 
 SMALL = {"n_runs": 20, "n_topics": 8, "depth": 30, "topic_ids": [str(401 + t) for t in range(8)]}
 
@@ -211,7 +211,7 @@ def test_metadata_survives_the_cache_and_an_edit_invalidates_it(folder):
     (folder / "collection.json").write_text(json.dumps({"judged_depth": 5}))
     edited = load_dataset(str(folder))
     assert edited.metadata["judged_depth"] == 5 and edited.name == "data"
-    from evalkit.datasets import load_directory
+    from evalkit.data.datasets import load_directory
 
     assert load_directory(folder, name="mine").name == "mine"  # an explicit name wins over collection.json's
 

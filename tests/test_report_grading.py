@@ -1,4 +1,4 @@
-"""Claim grading (evalkit.report): the paper's collection beside the kit's, direction-only verdicts, NaN never
+"""Claim grading (evalkit.claims.grading): the paper's collection beside the kit's, direction-only verdicts, NaN never
 rated, verdicts withheld on small collections, defaults for rows that name no paper collection."""
 
 from __future__ import annotations
@@ -6,7 +6,14 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from evalkit.report import THIS_COLLECTION, Claim, default_paper_dataset, grade, record_claims, same_collection
+from evalkit.claims import (
+    THIS_COLLECTION,
+    Claim,
+    default_paper_dataset,
+    grade,
+    record_claims,
+    same_collection,
+)
 
 TREC8 = {"name": "trec8", "n_runs": 129, "n_topics": 50}
 SHALLOW = {"name": "shallow (simulated)", "n_runs": 143, "n_topics": 30}

@@ -2,7 +2,7 @@
 (with its defaults scaled and the plan line printed) or stops with NeedsNotMet and one sentence; no claim is rated
 on NaN, and no verdict on a paper figure from another collection is given as a plain yes/no.
 
-The collections are simulated and written as TREC files (evalkit.simulate.write_collection) into a temporary
+The collections are simulated and written as TREC files (evalkit.data.simulator.write_collection) into a temporary
 folder: a shallow-pool one (depth-7 pools from one run per group, grades 0-2, 30 topics; 40 runs here to keep CI
 short, 143 in the preset), a tiny one (3 runs, 5 string-id topics) and the shallow files with nothing said about
 the pools (no judged run). Budget: about 4 minutes of CI on 2 cores (18 papermill runs, fast mode)."""
@@ -12,9 +12,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from evalkit.pipeline import NOTEBOOK_DIR, run_notebook
-from evalkit.report import THIS_COLLECTION, read_claims, same_collection
-from evalkit.simulate import write_collection
+from evalkit.batch.pipeline import NOTEBOOK_DIR, run_notebook
+from evalkit.claims import THIS_COLLECTION, read_claims, same_collection
+from evalkit.data.simulator import write_collection
 
 NOTEBOOKS = ["00_tour", "03_voorhees2014_sampling_strategies", "01_yilmaz2008_inferred_ap_ndcg",
              "02_soboroff2007_pooled_vs_sampled", "04_lu2017_shallow_pools", "05_carterette2007_robust_collections"]

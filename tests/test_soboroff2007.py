@@ -1,5 +1,5 @@
-"""Soboroff (2007): relevance-based sampling (evalkit.relevance_sampling) and the paper's analyses
-(evalkit.experiments.soboroff2007)."""
+"""Soboroff (2007): relevance-based sampling (evalkit.judging.relevance_sampling) and the paper's analyses
+(evalkit.papers.soboroff2007)."""
 
 from __future__ import annotations
 
@@ -9,19 +9,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalkit.collection import Collection
-from evalkit.evaluation import score_matrix
-from evalkit.experiments import soboroff2007 as sb
-from evalkit.inferred import trec_infap
-from evalkit.io import Qrels, Run
-from evalkit.relevance_sampling import (
-    judged_depth,
+from evalkit.data.collection import Collection
+from evalkit.data.pools import judged_depth, pool
+from evalkit.data.trec_files import Qrels, Run
+from evalkit.judging.relevance_sampling import (
     pool_subsamples,
     relevance_sample,
     sampling_design,
     subsample_qrels,
 )
-from evalkit.sampling import pool
+from evalkit.measures.evaluation import score_matrix
+from evalkit.measures.inferred import trec_infap
+from evalkit.papers import soboroff2007 as sb
 
 
 def make_collection(seed=0, n_groups=4, runs_per_group=2, n_topics=3, n_docs=300, depth=80, p_rel=0.2,
@@ -203,7 +202,7 @@ def test_leave_one_group_out_matches_rebuilding_without_the_group():
                             deep.doc[deep.rank <= s.depth[deep.topic]].tolist()))
         keep = np.array([(t, d) in keep_keys for t, d in zip(s.qrels.topic.tolist(), s.qrels.doc.tolist())])
         q = s.qrels
-        from evalkit.collection import JudgedSet
+        from evalkit.data.collection import JudgedSet
 
         reduced = JudgedSet(q.topic[keep], q.doc[keep], q.grade[keep], q.stratum[keep], q.n_topics, q.n_docs)
         expect_inf = trec_infap(c, reduced)[mine].mean(axis=1)
@@ -331,7 +330,7 @@ def test_titlestat_rel_reads_relevant_documents_from_qrels():
 
 
 def test_run_study_smoke():
-    from evalkit.datasets import load_dataset
+    from evalkit.data.datasets import load_dataset
 
     c = load_dataset("synthetic", fast=True)
     study = sb.run_study(c, n_subsamples=3, seed=0)

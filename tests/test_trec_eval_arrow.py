@@ -1,5 +1,5 @@
-"""The many-runs reader of the trec_eval command line (evalkit.trec_eval_arrow: pyarrow parse, docnos as integer
-words, a hash table of the qrels) against the one-run reader (evalkit.trec_eval_rankings, checked line for line
+"""The many-runs reader of the trec_eval command line (evalkit.trec_eval.reader: pyarrow parse, docnos as integer
+words, a hash table of the qrels) against the one-run reader (evalkit.trec_eval.rankings, checked line for line
 against NIST trec_eval in test_trec_eval_cli.py) and against trec_eval 10.0 itself, on files built to be awkward:
 docnos of 1 to 30 bytes that are prefixes of one another, many score ties, topics out of strcmp order or
 interleaved, unsorted scores, topics missing on either side, CRLF lines, non-ASCII docnos, duplicates."""
@@ -11,12 +11,13 @@ import sys
 
 import numpy as np
 import pytest
-
-from evalkit import trec_eval_arrow, trec_eval_cli
-from evalkit.errors import TrecFormatError
-from evalkit.trec_eval_rankings import read_qrels
 from test_trec_eval_cli import assert_same_text, ours, theirs
 from trec_eval_builds import build
+
+from evalkit.errors import TrecFormatError
+from evalkit.trec_eval import cli as trec_eval_cli
+from evalkit.trec_eval import reader as trec_eval_arrow
+from evalkit.trec_eval.rankings import read_qrels
 
 OPTIONS = [["official"], ["all_trec"]]
 
@@ -122,8 +123,7 @@ def test_runs_are_parsed_while_the_qrels_are_read_and_errors_keep_their_order(tm
     reader's, and errors come as trec_eval's order has them: the qrels' first, then the first bad run in order."""
     import threading
 
-    from evalkit import trec_eval_rankings
-
+    from evalkit.trec_eval import rankings as trec_eval_rankings
     qrels, runs = write_collection(tmp_path, 5, n_runs=6)
     expected = trec_eval_cli.evaluate_files(qrels, runs, ["all_trec"], reader="bytes")
     parsed, waited = threading.Event(), []
@@ -202,7 +202,7 @@ def test_a_hash_collision_is_never_a_match(tmp_path, monkeypatch):
 def test_many_runs_import_no_pandas(tmp_path):
     """pyarrow's Array.to_numpy and pa.array(list) import pandas (0.15 s) on first use: the reader avoids both."""
     qrels, runs = write_collection(tmp_path, 6, n_runs=4)
-    code = ("import sys; from evalkit import trec_eval_cli as c;"
+    code = ("import sys; from evalkit.trec_eval import cli as c;"
             f"c.evaluate_files({str(qrels)!r}, {[str(p) for p in runs]!r}, reader='arrow');"
             "print('pyarrow' in sys.modules, sorted(m for m in ('pandas', 'scipy', 'matplotlib') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -52,9 +52,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from ..collection import Collection, JudgedSet
-from .metrics import gains as _gains
-from .pools import contributing_runs, run_mask
+from evalkit.data.collection import Collection, JudgedSet
+from evalkit.estimation.metrics import gains as _gains
+from evalkit.estimation.pools import contributing_runs, run_mask
 
 __all__ = [
     "LOSSES",

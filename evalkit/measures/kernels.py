@@ -1,8 +1,8 @@
 """trec_eval-exact measure kernels over grade arrays.
 
 Every kernel takes ``grades[..., topic, rank]`` (usually ``(runs, topics, ranks)``, int32, from
-:meth:`evalkit.collection.Collection.grades`: judged grades >= 0, and the negative codes ``UNSAMPLED``, ``UNJUDGED``
-and ``ABSENT`` of :mod:`evalkit.collection` for pooled-but-unjudged, not-in-the-qrels and past-the-end ranks) and
+:meth:`evalkit.data.collection.Collection.grades`: judged grades >= 0, and the negative codes ``UNSAMPLED``, ``UNJUDGED``
+and ``ABSENT`` of :mod:`evalkit.data.collection` for pooled-but-unjudged, not-in-the-qrels and past-the-end ranks) and
 per-topic counts from the qrels, and returns a ``(runs, topics)`` float64 array. Definitions follow trec_eval 9.0
 (``m_map.c``, ``m_map_cut.c``, ``m_P.c``, ``m_Rprec.c``, ``m_ndcg.c``, ``m_ndcg_cut.c``, ``m_bpref.c``) with
 relevance level 1, and Moffat & Zobel (2008) for RBP.
@@ -22,7 +22,6 @@ import math
 from functools import lru_cache
 
 import numpy as np
-
 
 __all__ = [
     "average_precision",
@@ -149,7 +148,7 @@ def ndcg(grades: np.ndarray, ideal_gains: np.ndarray, depth: int | None = None) 
     """NDCG (trec_eval ``ndcg``) or NDCG@k (``ndcg_cut_k``, with ``depth``): DCG over the ideal DCG.
 
     ``ideal_gains[topic, i]`` are the judged positive grades sorted descending (see
-    :meth:`evalkit.collection.JudgedSet.ideal_gains`). Without a cut the ideal runs over all relevant documents;
+    :meth:`evalkit.data.collection.JudgedSet.ideal_gains`). Without a cut the ideal runs over all relevant documents;
     with one, both DCG and ideal DCG stop at ``depth``.
     """
     return _safe_divide(dcg(grades, depth), ideal_dcg(ideal_gains, depth))

@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-
 __all__ = ["MeasureSpec", "MeasureFamily", "REGISTRY", "parse_measure", "register", "describe_measures"]
 
 _NAME = re.compile(r"^(?P<family>[A-Za-z_]+)(?:\((?P<params>[^)]*)\))?(?:@(?P<cutoff>\d+))?$")
@@ -43,7 +42,7 @@ class MeasureFamily:
     """One family of measures: how its names look and how it is computed.
 
     ``compute(context, spec)`` returns a (runs, topics) array; ``context`` is an
-    :class:`evalkit.evaluation.EvaluationContext`.
+    :class:`evalkit.measures.evaluation.EvaluationContext`.
     """
 
     name: str

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..collection import ABSENT
-from . import kernels
-from .registry import MeasureFamily, register
+from evalkit.data.collection import ABSENT
+from evalkit.measures import kernels
+from evalkit.measures.registry import MeasureFamily, register
 
 
 def _grades(context, spec):
