@@ -11,7 +11,9 @@
     the measure names the kit knows, with their sources.
 ``evalkit notebooks run [--dataset D] [--fast] [-p NAME VALUE ...] [--params "NAME=VALUE ..."] [--out DIR] [NOTEBOOK ...]``
     execute the notebooks with papermill and write the offline HTML report (what ``make reproduce`` calls);
-    exits 1 if a notebook failed (a skipped notebook is not a failure), 2 on bad input, 130/143 if interrupted.
+    exits 1 if a notebook failed, 3 if none ran (every one skipped: the collection lacks what they need; the
+    report's first line says what to write), 2 on bad input, 130/143 if interrupted. Skipped notebooks beside
+    ones that ran are not a failure.
 ``evalkit notebooks solutions [--out DIR] [NOTEBOOK ...]``
     write each notebook with its checkable exercises answered to ``DIR/<name>_solutions.ipynb`` (default
     ``solutions/`` beside the notebooks folder, which students get without them): :mod:`evalkit.classroom.exercises`.
@@ -27,6 +29,9 @@ import sys
 import threading
 
 from evalkit.errors import TrecFormatError
+
+#: ``evalkit notebooks run``'s exit code when no notebook ran (every one skipped)
+NOTHING_RAN = 3
 
 DEFAULT_CLI_MEASURES = ["AP", "P@10", "Rprec", "nDCG", "Bpref"]
 
@@ -105,7 +110,7 @@ def _notebooks(args: argparse.Namespace) -> int:
                             kernel=args.kernel, parameters=parameters, notebooks=args.notebook_dir,
                             cell_timeout=args.cell_timeout, command=command)
     print(outcome.summary())
-    return 1 if outcome.failed else 0
+    return 1 if outcome.failed else NOTHING_RAN if outcome.nothing_ran else 0
 
 
 def _solutions(args: argparse.Namespace) -> int:

@@ -272,10 +272,15 @@ def test_a_signal_during_the_swap_arrives_after_it():
     ("withheld: 3 runs (< 10)", "v-na", "withheld"),
     ("not rated: NaN", "v-na", "not rated"),
     ("not comparable", "v-na", "not comparable"),
+    ("not rated: degenerate (sampling rate 1.0 on 30 of 30 topics)", "v-na", "not rated"),
+    ("not rated at class size (10 samples per p)", "v-na", "not rated"),
+    ("inconclusive (0.01 [-0.02, 0.04] (95% bootstrap over 300 trials))", "v-inc", "inconclusive"),
+    ("direction only: inconclusive", "v-inc", "direction only: inconclusive"),
     ("", "v-none", ""),
 ])
 def test_report_colours_and_counts_every_verdict_of_evalkit_report(verdict, css, category):
-    from evalkit.batch.report_page import _verdict_category, _verdict_class
+    from evalkit.batch.report_page import _verdict_class
+    from evalkit.claims import verdict_category as _verdict_category
 
     assert _verdict_class(verdict) == css
     assert _verdict_category(verdict) == category

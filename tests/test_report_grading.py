@@ -26,7 +26,8 @@ def verdict(claim, context):
 
 def test_same_collection_keeps_the_notebooks_rating():
     c = Claim("Voorhees 2014", "1stratum is the worst", "worst", "worst: 1stratum", "trec8", "yes")
-    assert grade(c, TREC8) == {"paper_dataset": "TREC-8", "dataset": "trec8", "verdict": "yes"}
+    assert grade(c, TREC8) == {"paper_dataset": "TREC-8", "dataset": "trec8", "verdict": "yes",
+                               "scope": "paper"}
     assert verdict(Claim("Voorhees 2014", "x", "y", "z", "", "partly"), TREC8) == "partly"  # dataset: the loaded
 
 
@@ -80,7 +81,8 @@ def test_collection_names_and_aliases():
     assert not same_collection("TREC-8", "synthetic") and not same_collection("", "trec8")
     assert same_collection(THIS_COLLECTION, "anything")
     unknown = Claim("Someone 2020", "x", "1", "1", "trec8", "yes")
-    assert grade(unknown, TREC8) == {"paper_dataset": "unknown", "dataset": "trec8", "verdict": "not comparable"}
+    assert grade(unknown, TREC8) == {"paper_dataset": "unknown", "dataset": "trec8", "verdict": "not comparable",
+                                     "scope": "paper"}
 
 
 def test_rows_built_like_notebooks_02_and_05_are_graded_without_edits():

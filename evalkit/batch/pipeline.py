@@ -12,7 +12,8 @@ What a batch promises:
 * **No work is thrown away.** Every notebook runs even after one fails. A notebook that raises
   :class:`evalkit.papers.needs.NeedsNotMet` is *skipped*, with its sentence as the reason; any other error marks it
   *failed*, and the executed notebook is kept with the failing cell. The report is always written, with a status
-  per notebook, and the batch exits non-zero at the end if any failed (skipped is not a failure).
+  per notebook, and the batch exits non-zero at the end if any failed, or if none ran (every one skipped: the
+  report's first line then says why and what to write; skipped beside notebooks that ran is not a failure).
 * **Nothing is lost.** The report is built in a staging folder and swapped in only when every notebook has run;
   an interrupted batch (Ctrl-C, SIGTERM) stops the kernels, removes the staging folder and leaves the previous
   outputs as they were. The kit replaces only folders it made (:mod:`evalkit.batch.outputs`).
@@ -138,6 +139,7 @@ class NotebookResult:
     applied: dict = field(default_factory=dict)
     not_applicable: list = field(default_factory=list)
     load_before: list = field(default_factory=list)
+    plans: list = field(default_factory=list)  # the plan lines the notebook displayed (evalkit.claims.PLAN_MIME)
 
 
 def _one_line(text: str, limit: int = 400) -> str:
@@ -200,7 +202,10 @@ def _execute(source: Path, target: Path, dataset: str, fast: bool, kernel: str |
         shutil.copyfile(source, target)
     if log.exists() and not log.stat().st_size:
         log.unlink()
-    return NotebookResult(source.stem, status, reason, round(seconds, 2), dict(applied), list(not_applicable), load)
+    from evalkit.claims.record import read_plans
+
+    return NotebookResult(source.stem, status, reason, round(seconds, 2), dict(applied), list(not_applicable), load,
+                          read_plans(target))
 
 
 def resolve_dataset(dataset: str, fast: bool = False) -> str:
@@ -254,11 +259,19 @@ class BatchOutcome:
     def failed(self) -> list[NotebookResult]:
         return [r for r in self.results if r.status == "failed"]
 
+    @property
+    def nothing_ran(self) -> bool:
+        """Every notebook was skipped: the batch measured nothing, which is not a success."""
+        return bool(self.results) and all(r.status == "skipped" for r in self.results)
+
     def summary(self) -> str:
         counts = {s: sum(r.status == s for r in self.results) for s in ("ok", "skipped", "failed")}
         text = (f"{len(self.results)} notebook{'s' if len(self.results) != 1 else ''} on {self.label}: "
                 f"{counts['ok']} ok, {counts['skipped']} skipped, {counts['failed']} failed")
-        if counts["skipped"]:
+        if self.nothing_ran:
+            text += ("\nnothing ran: every notebook was skipped, so nothing was measured; the report's first line says "
+                     "why and what to write")
+        elif counts["skipped"]:
             text += " (skipped is not a failure: the collection lacks what the notebook needs; reasons in the report)"
         return text + f"\nreport: {self.folder / 'index.html'}"
 

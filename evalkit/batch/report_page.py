@@ -23,7 +23,7 @@ from urllib.parse import quote
 import pandas as pd
 
 from evalkit.batch.html_export import copy_offline_assets, export_notebook, key_figures
-from evalkit.claims import CLAIMS_MIME
+from evalkit.claims import CLAIMS_MIME, plans_of, verdict_category, verdict_counts
 
 __all__ = ["write_report", "notebook_status", "claims_table", "BATCH_RECORD", "VERDICT_COLUMNS"]
 
@@ -35,7 +35,9 @@ _HEADERS = {"paper_value": "paper's value", "paper_dataset": "paper's collection
             "dataset": "kit's collection", "agrees": "agrees"}
 _STATUS_COLOURS = {"ok": "#2e7d32", "skipped": "#8d6e00", "failed": "#c62828"}
 _VERDICT_CLASSES = {"yes": "v-yes", "agrees": "v-yes", "partly": "v-partly", "direction only": "v-partly",
-                    "no": "v-no", "not comparable": "v-na", "": "v-none"}
+                    "no": "v-no", "not comparable": "v-na", "inconclusive": "v-inc", "": "v-none"}
+#: the order verdict counts are shown in
+_VERDICT_ORDER = ["yes", "partly", "direction only", "inconclusive", "no", "not comparable", "withheld", "not rated"]
 _FIGURES = "figures"
 
 
@@ -120,6 +122,9 @@ h1{margin-bottom:.2em} h2{margin-top:1.6em;border-bottom:2px solid #ddd;padding-
 .count.ok{background:#2e7d32}.count.skipped{background:#8d6e00}.count.failed{background:#c62828}
 .count.v-yes{background:#2e7d32}.count.v-partly{background:#ef6c00}.count.v-no{background:#c62828}
 .count.v-na{background:#546e7a}.count.v-none{background:#9e9e9e}.count.v-other{background:#5e35b1}
+.count.v-inc{background:#6d4c41}tr.v-inc td{background:#efebe9}
+.alert{background:#ffebee;border-left:6px solid #c62828;padding:.5em .8em;font-weight:600}
+.plan{background:#f1f8e9;border-left:4px solid #558b2f;padding:.3em .6em;margin:.4em 0}
 .badge{border-radius:4px;padding:.1em .5em;color:#fff;font-size:85%;font-weight:600}
 .card{border:1px solid #ddd;border-radius:8px;padding:.8em 1em;margin:.8em 0}
 .card h3{margin:.1em 0 .4em}.reason{background:#fff8e1;border-left:4px solid #8d6e00;padding:.3em .6em}
@@ -133,23 +138,29 @@ tr.v-na td{background:#eceff1}.meta td:first-child{font-weight:600;white-space:n
 """
 
 
-def _verdict_category(verdict: str) -> str:
-    """The verdict without its detail: "withheld: 3 runs (< 10)" -> "withheld", "not rated: NaN" -> "not rated";
-    "direction only: yes" stays whole (its rating is the point)."""
-    verdict = verdict.strip()
-    head = verdict.split(":", 1)[0].strip()
-    return head if head.lower() in ("withheld", "not rated") else verdict
-
-
 def _verdict_class(verdict: str) -> str:
     """CSS class of a verdict (evalkit.claims.grading's vocabulary): a direction-only rating takes its rating's colour;
     withheld and not-rated verdicts the colour of "not comparable"."""
-    key = _verdict_category(verdict).lower()
+    key = verdict_category(verdict).lower()
     if key.startswith("direction only:"):
         key = key.split(":", 1)[1].strip()
     if key in ("withheld", "not rated"):
         key = "not comparable"
     return _VERDICT_CLASSES.get(key, "v-other")
+
+
+def _nothing_ran(entries: list[dict], record: dict) -> str:
+    """The report's first line when every notebook was skipped: why, and what to write."""
+    if not entries or any(e.get("status") != "skipped" for e in entries):
+        return ""
+    reasons = list(dict.fromkeys(e.get("reason", "") for e in entries if e.get("reason")))
+    facts = (record.get("dataset") or {}).get("facts") or {}
+    hint = facts.get("suggestion") or facts.get("hint") or ""
+    text = (f"Nothing ran: all {len(entries)} notebooks were skipped, so nothing was measured and the batch exited "
+            f"with code 3. Why: {' / '.join(reasons[:3]) or 'see each card'}.")
+    if hint:
+        text += f" What to write: {hint}"
+    return f'<p class="alert">{html.escape(text)}</p>'
 
 
 def _summary(entries: list[dict], claims: pd.DataFrame) -> str:
@@ -163,14 +174,19 @@ def _summary(entries: list[dict], claims: pd.DataFrame) -> str:
                    "needs and said so (the reason is on its card).</p>")
     column = _verdict_column(claims)
     if column is not None and len(claims):
-        verdicts = claims[column].map(_verdict_category).replace("", "no verdict").value_counts()
-        order = ["yes", "partly", "direction only", "no", "not comparable"]
-        verdicts = verdicts.sort_index(key=lambda index: [
-            (order.index(v.lower()) if v.lower() in order else len(order) + (v == "no verdict"), v) for v in index])
-        cells = "".join(f'<span class="count {_verdict_class("" if v == "no verdict" else v)}">{n} {html.escape(v)}'
-                        f"</span>" for v, n in verdicts.items())
-        out.append(f'<div class="summary"><span class="count" style="background:#37474f">{len(claims)} '
-                   f'claim{"s" if len(claims) != 1 else ""}</span>{cells}</div>')
+        frame = claims.rename(columns={column: "verdict"}) if column != "verdict" else claims
+        for scope, verdicts in verdict_counts(frame).items():
+            verdicts = verdicts.rename(index={"": "no verdict"})
+            verdicts = verdicts.sort_index(key=lambda index: [
+                (_VERDICT_ORDER.index(v.lower()) if v.lower() in _VERDICT_ORDER else len(_VERDICT_ORDER)
+                 + (v == "no verdict"), v) for v in index])
+            cells = "".join(f'<span class="count {_verdict_class("" if v == "no verdict" else v)}">{n} '
+                            f'{html.escape(v)}</span>' for v, n in verdicts.items())
+            n = int(verdicts.sum())
+            label = (f"{n} claim{'s' if n != 1 else ''} of the papers" if scope == "paper" else
+                     f"{n} beyond the papers (not counted above)")
+            out.append(f'<div class="summary"><span class="count" style="background:#37474f">{label}</span>'
+                       f"{cells}</div>")
     return "\n".join(out)
 
 
@@ -228,6 +244,10 @@ def _card(entry: dict, figures: list[tuple[str, str]]) -> str:
     if entry.get("page_error"):
         parts.append(f'<p class="reason"><b>its page could not be rendered:</b> {html.escape(entry["page_error"])} '
                      f'(the executed notebook is <a href="{source}">here</a>)</p>')
+    for plan in entry.get("plans") or []:
+        line = plan.get("line", "") if isinstance(plan, dict) else str(plan)
+        if line:
+            parts.append(f'<p class="plan"><b>plan:</b> {html.escape(line)}</p>')
     if entry.get("reason"):
         label = "why it was skipped" if status == "skipped" else "what failed" if status == "failed" else "note"
         parts.append(f'<p class="reason"><b>{label}:</b> {html.escape(entry["reason"])}</p>')
@@ -313,6 +333,8 @@ def write_report(folder: str | os.PathLike, dataset: str = "", timings: dict | N
             entry["page_error"] = f"{type(exc).__name__}: {exc}"
         if "status" not in entry:
             entry["status"], entry["reason"] = notebook_status(notebook)
+        if not entry.get("plans"):
+            entry["plans"] = plans_of(notebook)
         if entry.get("seconds") is None and timings and path.name in timings:
             entry["seconds"] = timings[path.name]
         entry["title"] = _title(notebook, path.stem)
@@ -335,6 +357,7 @@ def write_report(folder: str | os.PathLike, dataset: str = "", timings: dict | N
 <title>{html.escape(title)}</title><style>{_CSS}</style></head>
 <body>
 <h1>{html.escape(title)}</h1>
+{_nothing_ran(shown, record)}
 <p class="muted">Written {html.escape(time.strftime('%Y-%m-%d %H:%M:%S'))}. Every page here opens offline.</p>
 {_summary(shown, claims)}
 {_glance(shown, claims)}

@@ -1,23 +1,29 @@
 """Grading a notebook's claims honestly: the rules that turn the notebook's reading into a quotable verdict.
 
-A notebook calls :func:`record_claims` with a table of the paper's statements beside the kit's figures; the table
-is shown as HTML and also stored in the notebook's output under the MIME type :data:`CLAIMS_MIME`, from which
-:func:`evalkit.batch.pipeline.write_report` builds the cross-paper table. Nothing is written to side files, so an
-executed notebook carries its own results.
+A notebook records its claims (:func:`evalkit.claims.record_claims`): the paper's statements beside the kit's
+figures, each rated by a written rule of :mod:`evalkit.claims.rules` (``agrees``: yes / no / partly /
+inconclusive, with the ``interval`` it read and the ``rule`` that read it).
 
-Grading (:func:`grade`): each :class:`Claim` keeps the notebook's own rating (``agrees``: yes / no / partly, or
-empty) and gets a **verdict**, the rating a reader may quote. In this order:
+Grading (:func:`grade`): each :class:`Claim` keeps the notebook's rating and gets a **verdict**, the rating a reader
+may quote. In this order:
 
-1. ``"not rated: NaN"``: the kit's value contains NaN or inf (a statistic that could not be computed);
-2. ``"not rated"``: the notebook gave no rating;
-3. ``"withheld: ..."``: the loaded collection has fewer than :data:`MIN_RUNS` (10) runs or :data:`MIN_TOPICS`
+1. ``"not rated: <reason>"``: the notebook says why the claim cannot be rated here (``not_rated``): a degenerate
+   design, e.g. ``"degenerate (sampling rate 1.0 on 30 of 30 topics)"``, in which the quantity the claim is about
+   does not vary; or ``"not rated at class size (<why>)"`` when the class preset's sizes cannot support it;
+2. ``"not rated: NaN"``: the kit's value contains NaN or inf (a statistic that could not be computed);
+3. ``"not rated"``: the notebook gave no rating;
+4. ``"withheld: ..."``: the loaded collection has fewer than :data:`MIN_RUNS` (10) runs or :data:`MIN_TOPICS`
    (20) topics (a claim may set its own ``min_runs`` / ``min_topics``; e.g. an exact check needs 1). Rankings of a
    handful of systems, or statistics over a handful of topics, say nothing about a paper's claim. The minimums
    apply when the claim's kit value was computed on the loaded collection;
-4. ``"not comparable"``: the paper's figure comes from another collection (``paper_dataset``) than the kit's
-   (``dataset``), and the claim is about a value; ``"direction only: yes"`` (``no``, ``partly``) when the claim
-   (``kind="direction"``) is about a direction or an ordering, which can be checked on any collection;
-5. otherwise the notebook's rating, ``yes`` / ``no`` / ``partly``.
+5. ``"not comparable"``: the paper's figure comes from another collection (``paper_dataset``) than the kit's
+   (``dataset``), and the claim is about a value; ``"direction only: yes"`` (``no``, ``partly``,
+   ``inconclusive``) when the claim (``kind="direction"``) is about a direction or an ordering, which can be
+   checked on any collection (a reversed direction is ``direction only: no``);
+6. otherwise the notebook's rating: ``yes`` / ``no`` / ``partly``, or ``inconclusive (<interval>)``.
+
+``scope="beyond"`` marks a row that goes beyond the paper (the kit's own extension or check): it is graded the same
+way but reported apart, never counted among the paper's verdicts (:func:`verdict_counts`).
 
 The collection a paper's figure comes from is ``Claim.paper_dataset``. **Default for rows that do not name one**:
 the paper's main collection from :data:`PAPER_COLLECTIONS`, looked up by the start of ``Claim.paper`` (e.g. every
@@ -56,6 +62,9 @@ __all__ = [
     "PAPER_COLLECTIONS",
     "COLLECTION_ALIASES",
     "COLUMNS",
+    "SCOPES",
+    "verdict_category",
+    "verdict_counts",
 ]
 
 #: below these sizes of the loaded collection no claim computed on it is rated (a claim may set its own)
@@ -82,8 +91,11 @@ COLLECTION_ALIASES: tuple[frozenset, ...] = (
     frozenset({"rob04", "robust04", "robust2004"}),
 )
 
+#: a claim's scope: the paper's own statement, or beyond the paper (reported apart, never in the paper's counts)
+SCOPES = ("paper", "beyond")
+
 _NONFINITE = re.compile(r"(?i)(?<![a-z])(nan|[-+]?inf(inity)?)(?![a-z])")
-_RATINGS = ("yes", "no", "partly")
+_RATINGS = ("yes", "no", "partly", "inconclusive")
 
 
 @dataclass(frozen=True)
@@ -93,7 +105,10 @@ class Claim:
     ``paper_dataset``: the collection the paper's figure comes from ("" = the paper's default, see
     :data:`PAPER_COLLECTIONS`); ``dataset``: the collection of the kit's value ("" = the loaded one). ``kind``:
     ``"value"`` or ``"direction"``. ``min_runs`` / ``min_topics``: the sizes below which the verdict is withheld
-    (None = :data:`MIN_RUNS` / :data:`MIN_TOPICS`).
+    (None = :data:`MIN_RUNS` / :data:`MIN_TOPICS`). ``interval``: the kit value's uncertainty as text (e.g.
+    ``"-4.03 [-7.00, -1.50] (95% bootstrap over 300 trials)"``); ``rule``: the written rule that rated it
+    (:mod:`evalkit.claims.rules`); ``not_rated``: why it cannot be rated here (module docstring); ``scope``:
+    ``"paper"`` or ``"beyond"``.
     """
 
     paper: str
@@ -107,14 +122,22 @@ class Claim:
     kind: str = "value"
     min_runs: int | None = None
     min_topics: int | None = None
+    interval: str = ""
+    rule: str = ""
+    not_rated: str = ""
+    scope: str = "paper"
 
     def __post_init__(self):
         if self.kind not in ("value", "direction"):
             raise ValueError(f"Claim.kind must be 'value' or 'direction', got {self.kind!r}")
+        if self.scope not in SCOPES:
+            raise ValueError(f"Claim.scope must be one of {', '.join(SCOPES)}, got {self.scope!r}")
+        if self.agrees and self.agrees not in _RATINGS:
+            raise ValueError(f"Claim.agrees must be one of {', '.join(_RATINGS)} or empty, got {self.agrees!r}")
 
 
-COLUMNS = ["paper", "claim", "paper_value", "paper_dataset", "kit_value", "dataset", "verdict", "agrees", "note",
-            "kind", "min_runs", "min_topics"]
+COLUMNS = ["paper", "claim", "paper_value", "paper_dataset", "kit_value", "interval", "dataset", "verdict", "agrees",
+           "rule", "note", "scope", "kind", "min_runs", "min_topics", "not_rated"]
 
 def _key(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", str(name).lower())
@@ -168,7 +191,10 @@ def grade(claim, context: dict | None = None) -> dict:
     kind = text("kind") or "value"
     on_loaded = not text("dataset") or _key(dataset) == _key(context.get("name", ""))
     min_runs, min_topics = _int_or(row.get("min_runs"), MIN_RUNS), _int_or(row.get("min_topics"), MIN_TOPICS)
-    if _NONFINITE.search(text("kit_value")):
+    not_rated = text("not_rated").strip()
+    if not_rated:
+        verdict = ("not rated " + not_rated) if not_rated.startswith("at class size") else f"not rated: {not_rated}"
+    elif _NONFINITE.search(text("kit_value")):
         verdict = "not rated: NaN"
     elif agrees not in _RATINGS:
         verdict = "not rated"
@@ -177,12 +203,14 @@ def grade(claim, context: dict | None = None) -> dict:
     elif on_loaded and "n_topics" in context and context["n_topics"] < min_topics:
         verdict = f"withheld: {context['n_topics']} topics (< {min_topics})"
     elif same_collection(paper_dataset, dataset):
-        verdict = agrees
+        verdict = (f"inconclusive ({text('interval')})" if text("interval") else "inconclusive") \
+            if agrees == "inconclusive" else agrees
     elif kind == "direction":
         verdict = f"direction only: {agrees}"
     else:
         verdict = "not comparable"
-    return {"paper_dataset": paper_dataset or "unknown", "dataset": dataset, "verdict": verdict}
+    return {"paper_dataset": paper_dataset or "unknown", "dataset": dataset, "verdict": verdict,
+            "scope": text("scope") or "paper"}
 
 
 def claims_frame(claims: list[Claim]) -> pd.DataFrame:
@@ -196,6 +224,33 @@ def grade_frame(frame: pd.DataFrame, context: dict | None = None) -> pd.DataFram
         if column not in frame:
             frame[column] = ""
     graded = [grade(row, context) for row in frame.to_dict("records")]
-    for column in ("paper_dataset", "dataset", "verdict"):
+    for column in ("paper_dataset", "dataset", "verdict", "scope"):
         frame[column] = [g[column] for g in graded]
     return frame[COLUMNS + [c for c in frame.columns if c not in COLUMNS]]
+
+
+def verdict_category(verdict: str) -> str:
+    """The verdict without its detail: "withheld: 3 runs (< 10)" -> "withheld", "not rated: degenerate (...)" ->
+    "not rated", "inconclusive ([0.1, 0.3] ...)" -> "inconclusive"; "direction only: yes" stays whole (its rating
+    is the point)."""
+    verdict = str(verdict).strip()
+    if verdict.startswith("not rated"):
+        return "not rated"
+    if verdict.startswith("inconclusive"):
+        return "inconclusive"
+    head = verdict.split(":", 1)[0].strip()
+    return head if head.lower() == "withheld" else verdict
+
+
+def verdict_counts(frame: pd.DataFrame) -> dict[str, pd.Series]:
+    """Verdict categories counted per scope (``{"paper": counts, "beyond": counts}``, a scope only if it has rows):
+    the paper's verdicts never include what goes beyond the paper."""
+    if "verdict" not in frame or frame.empty:
+        return {}
+    scope = frame["scope"].replace("", "paper") if "scope" in frame else pd.Series("paper", index=frame.index)
+    out = {}
+    for name in SCOPES:
+        rows = frame[scope == name]
+        if len(rows):
+            out[name] = rows["verdict"].map(verdict_category).value_counts()
+    return out

@@ -71,15 +71,35 @@ def require(condition: bool, need: str, has: str, change: str) -> None:
 
 @dataclass
 class Plan:
-    """What a notebook will run on a collection: the effective ``parameters`` and ``notes`` on what was scaled.
+    """What a notebook will run on a collection: the effective ``parameters``, ``notes`` on what was scaled (from
+    what, to what), and what is ``degenerate``: a study whose quantity does not vary on this collection, keyed by a
+    short name, each a sentence with the number that shows it and the parameter that restores a meaningful study.
+    The claims a degenerate study would grade read ``not rated: degenerate (...)`` (:mod:`evalkit.claims`).
 
-    ``str(plan)`` is the one line a notebook prints; ``plan["name"]`` (or ``plan.name``) is a parameter.
+    ``str(plan)`` is the plan line; displayed in a notebook (``display(plan)``, or the cell's last value) it also
+    carries itself for the batch report (:data:`evalkit.claims.PLAN_MIME`). ``plan["name"]`` (or ``plan.name``) is a
+    parameter.
     """
 
     notebook: str
     collection: str
     parameters: dict
     notes: list = field(default_factory=list)
+    degenerate: dict = field(default_factory=dict)
+    restore: dict = field(default_factory=dict)
+
+    def mark_degenerate(self, key: str, shows: str, restore: str = "") -> None:
+        """Record that the study ``key`` (e.g. ``"sampling"``) is degenerate here: ``shows`` is the number that shows
+        it ("sampling rate 1.0 on 30 of 30 topics"), ``restore`` the parameter that restores a meaningful study
+        ("budget=400 samples below the pool")."""
+        self.degenerate[key] = shows
+        if restore:
+            self.restore[key] = restore
+
+    def degenerate_reason(self, key: str) -> str:
+        """``"degenerate (<what shows it>)"`` for a claim's ``not_rated`` when ``key`` is degenerate here, else
+        ``""``."""
+        return f"degenerate ({self.degenerate[key]})" if key in self.degenerate else ""
 
     def __getitem__(self, key):
         return self.parameters[key]
@@ -92,11 +112,28 @@ class Plan:
 
     def __str__(self) -> str:
         if not self.notes:
-            return f"{self.notebook} on {self.collection}: the paper's settings fit this collection."
-        return f"{self.notebook} on {self.collection}: " + "; ".join(self.notes) + "."
+            text = f"{self.notebook} on {self.collection}: the paper's settings fit this collection"
+        else:
+            text = f"{self.notebook} on {self.collection}: " + "; ".join(self.notes)
+        if self.degenerate:
+            text += "; degenerate here, so not rated: " + "; ".join(
+                f"{k} ({v}{'; ' + self.restore[k] if k in self.restore else ''})" for k, v in self.degenerate.items())
+        return text + "."
 
     def _repr_pretty_(self, printer, cycle) -> None:
         printer.text(str(self))
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        from evalkit.claims.record import PLAN_MIME
+
+        parameters = {k: v if isinstance(v, (str, int, float, bool, type(None))) else
+                      [x if isinstance(x, (str, int, float, bool)) else str(x) for x in v]
+                      if isinstance(v, (list, tuple)) else str(v) for k, v in self.parameters.items()}
+        return {"text/plain": str(self),
+                PLAN_MIME: {"notebook": self.notebook, "collection": self.collection, "line": str(self),
+                            "parameters": parameters, "notes": [str(n) for n in self.notes],
+                            "degenerate": {str(k): str(v) for k, v in self.degenerate.items()},
+                            "restore": {str(k): str(v) for k, v in self.restore.items()}}}
 
 
 # ------------------------------------------------------------------------------------------------ facts
