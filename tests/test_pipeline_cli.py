@@ -310,3 +310,41 @@ def test_make_reproduce_passes_dataset_and_params_through(tmp_path):
     executed = nbformat.read(str(tmp_path / "outputs" / "coll-fast" / "01_echo.ipynb"), as_version=4)
     printed = "".join(o.get("text", "") for c in executed.cells for o in c.get("outputs", []))
     assert printed.strip() == f"{str(tmp_path / 'my data' / 'coll')!r} 'two words' 3 [5, 10]"
+
+
+def test_a_batch_in_which_nothing_ran_exits_3_and_says_why_first(tmp_path):
+    """Skipped is not success: every notebook skipped -> exit 3, and the report's first line says why."""
+    notebooks = tmp_path / "nbs"
+    for name in ("01_a", "02_b"):
+        write_notebook(notebooks / f"{name}.ipynb",
+                       "from evalkit.papers.needs import require\n"
+                       "require(False, 'at least 2 judged runs', '0 judged runs', 'Mark them in runs_table.tsv.')")
+    write_collection(tmp_path / "coll")
+    result = run_cli("notebooks", "run", "--notebooks", notebooks, "--dataset", tmp_path / "coll",
+                     "--out", tmp_path / "out")
+    assert result.returncode == 3, result.stderr
+    assert "0 ok, 2 skipped, 0 failed" in result.stdout and "nothing ran: every notebook was skipped" in result.stdout
+    page = (tmp_path / "out" / "index.html").read_text()
+    first = page.index('<p class="alert">')
+    assert first < page.index("Written ") and "Nothing ran: all 2 notebooks were skipped" in page[first:]
+    assert "exited with code 3" in page and "needs at least 2 judged runs" in page[first:]
+
+
+def test_the_plan_a_notebook_displays_reaches_the_report_and_batch_json(tmp_path):
+    notebooks = tmp_path / "nbs"
+    write_notebook(notebooks / "01_plan.ipynb",
+                   "from evalkit.papers.needs import Plan\n"
+                   "plan = Plan('01_plan', 'coll', {'depth': 4}, ['depth 4 (the paper 50 of 100, scaled)'])\n"
+                   "plan.mark_degenerate('sampling', 'sampling rate 1.0 on 2 of 2 topics', 'budget=400 restores it')\n"
+                   "display(plan)")
+    write_collection(tmp_path / "coll")
+    result = run_cli("notebooks", "run", "--notebooks", notebooks, "--dataset", tmp_path / "coll",
+                     "--out", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    line = ("01_plan on coll: depth 4 (the paper 50 of 100, scaled); degenerate here, so not rated: sampling "
+            "(sampling rate 1.0 on 2 of 2 topics; budget=400 restores it).")
+    record = json.loads((tmp_path / "out" / "batch.json").read_text())
+    (entry,) = record["notebooks"]
+    assert [p["line"] for p in entry["plans"]] == [line]
+    assert entry["plans"][0]["degenerate"] == {"sampling": "sampling rate 1.0 on 2 of 2 topics"}
+    assert f'<p class="plan"><b>plan:</b> {line}</p>' in (tmp_path / "out" / "index.html").read_text()
