@@ -1,5 +1,5 @@
 """Soboroff (2007): relevance-based sampling (evalkit.judging.relevance_sampling) and the paper's analyses
-(evalkit.papers.soboroff2007)."""
+(the package evalkit.papers.soboroff2007: experiment, tables, claims; used here through its re-exports)."""
 
 from __future__ import annotations
 

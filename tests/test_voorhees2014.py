@@ -14,6 +14,7 @@ from evalkit.data.trec_files import Qrels, Run
 from evalkit.judging.stratified_sampling import STRATEGIES, Strategy, Stratum, sample
 from evalkit.measures.inferred import estimated_relevant
 from evalkit.papers import voorhees2014 as v
+from evalkit.papers.voorhees2014.experiment import _strategies
 from evalkit.stats import CATEGORY_NAMES
 
 # ------------------------------------------------------------------------------------------------ fixtures
@@ -191,7 +192,7 @@ def test_determinism_and_executors(synthetic, synthetic_result):
 
 def test_every_strategy_of_a_trial_uses_the_same_half(synthetic):
     gold = v.prepare(synthetic)
-    strategies = v._strategies(["pool15", "pool25"])
+    strategies = _strategies(["pool15", "pool25"])
     out = v.run_trial(0, 99, gold, strategies)
     half = v.split_judged_runs(gold.judged, 99)
     assert np.array_equal(out["half"], half)

@@ -10,7 +10,7 @@ Every paper notebook has a ``preset`` parameter:
   that still exercise every cell, on the small synthetic collection.
 
 The values live in the experiment modules (a ``PRESETS`` dict per paper, e.g.
-:data:`evalkit.papers.voorhees2014.PRESETS`), not in the notebooks. A notebook's size parameters default to
+:data:`evalkit.papers.voorhees2014.presets.PRESETS`), not in the notebooks. A notebook's size parameters default to
 ``None`` ("the preset's value"); a value given explicitly (in the cell, or ``-p trials 20`` in a batch) wins over
 the preset. The module's ``plan()`` then scales what it scales (depths) to the collection, as before.
 
