@@ -157,6 +157,17 @@ class JudgedSet:
         counts[bounds[:-1] == bounds[1:]] = 0
         return counts
 
+    def top_grade(self) -> np.ndarray:
+        """(n_topics,) float64: the highest grade >= 0 among each topic's judgments (0 for a topic without one):
+        what trec_eval 10.0's rbp rescales a topic's gains by (its gain levels run from 0 to that grade)."""
+        bounds = self.topic_bounds
+        starts, counts = bounds[:-1], np.diff(bounds)
+        top = np.zeros(self.n_topics)
+        present = counts > 0
+        if present.any():
+            top[present] = np.maximum.reduceat(np.maximum(self.grade, 0).astype(np.float64), starts[present])
+        return top
+
     def ideal_gains(self, depth: int | None = None) -> np.ndarray:
         """(T, depth) gains of the ideal ranking: each topic's positive grades sorted descending, 0-padded."""
         positive = self.grade > 0

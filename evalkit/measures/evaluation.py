@@ -89,6 +89,11 @@ class EvaluationContext:
     def ideal_gains(self) -> np.ndarray:
         return self._per_topic("ideal_gains", self.qrels.ideal_gains)
 
+    @property
+    def top_grade(self) -> np.ndarray:
+        """The highest grade among each topic's judgments: what trec_eval's rbp rescales gains by."""
+        return self._per_topic("top_grade", self.qrels.top_grade)
+
     def blocks(self, cells: int = BLOCK_CELLS):
         """Contexts covering this one in blocks of at most ``cells`` cells (one topic of one run at the least):
         ranges of topics with all runs while a topic's rankings fit, else ranges of runs one topic at a time. Blocks

@@ -32,6 +32,7 @@ __all__ = [
     "ndcg",
     "bpref",
     "rbp",
+    "graded_rbp",
     "discounts",
 ]
 
@@ -198,3 +199,18 @@ def rbp(grades: np.ndarray, p: float, depth: int | None = None, relevance_level:
     _, row, rank = _hits(g >= 0)
     residual = 1.0 - _row_sums(row, weights[rank], lead)
     return score, residual
+
+
+def graded_rbp(grades: np.ndarray, p: float, top_grade: np.ndarray, depth: int | None = None) -> np.ndarray:
+    """Rank-biased precision with graded gains, as trec_eval 10.0's ``rbp`` computes it (m_rbp.c; Moffat & Zobel
+    2008's RBP with a gain in [0, 1] per document): (1 - p) * sum_{i=1}^{n} g_i p^(i-1), g_i the document's grade;
+    on a topic whose highest judged grade ``top_grade`` (shape (topics,)) exceeds 1, the gains are rescaled to
+    g / top_grade (m_rbp.c rescales the topic's gain levels 0..top to [0, 1]). Documents unjudged, absent or judged
+    with a negative grade gain 0 (only rel >= 0 is judged in m_rbp.c). On binary qrels this equals :func:`rbp`."""
+    g = grades if depth is None else grades[..., :depth]
+    lead = g.shape[:-1]
+    weights = (1.0 - p) * p ** np.arange(max(g.shape[-1], 1), dtype=np.float64)
+    scale = np.where(np.asarray(top_grade, np.float64) > 1, np.asarray(top_grade, np.float64), 1.0)
+    gain = np.where(g > 0, g / scale[:, None], 0.0)
+    flat, row, rank = _hits(gain != 0)
+    return _row_sums(row, gain.reshape(-1)[flat] * weights[rank], lead)
