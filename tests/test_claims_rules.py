@@ -175,3 +175,18 @@ def test_beyond_the_paper_is_counted_apart():
     counts = verdict_counts(frame)
     assert counts["paper"].to_dict() == {"yes": 1, "no": 1, "inconclusive": 1, "not rated": 1}
     assert counts["beyond"].to_dict() == {"yes": 1}
+
+
+def test_docs_grading_page_states_the_codes_margins():
+    """docs/grading.md's table of margins equals evalkit.claims.rules.MARGINS (the page is the rules in prose)."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "grading.md").read_text()
+    header = "| word | tau | relative | points | score |"
+    rows = page[page.index(header):].splitlines()[2:2 + len(rules.MARGINS)]
+    table = {}
+    for row in rows:
+        word, *values = [cell.strip() for cell in row.strip("|").split("|")]
+        table[word] = dict(zip(["tau", "relative", "points", "score"], map(float, values)))
+    assert table == rules.MARGINS
+    assert set(rules.SCALES) == {"tau", "relative", "points", "score"}

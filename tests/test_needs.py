@@ -25,7 +25,7 @@ from evalkit.papers.needs import (
 
 SMALL = {"n_runs": 20, "n_topics": 8, "depth": 30, "topic_ids": [str(401 + t) for t in range(8)]}
 HOW = ("Say which runs contributed to the pools: a 'judged' column (yes/no) in runs_table.tsv or \"judged_runs\" "
-       "in collection.json (README, For reviewers).")
+       "in collection.json (docs/reviewers.md).")
 UNMARKED_HAS = ("the collection has 0 of 20 runs judged (rule: derived: every document of the run's top 100 is in "
                 "the qrels, on every topic). ")
 
@@ -176,7 +176,7 @@ def test_carterette_needs(collections):
         "100; past the judged depth an unjudged document would count as nonrelevant); the collection has no judged "
         "depth (rule: derived: every document of the run's top 100 is in the qrels, on every topic). Set "
         "\"judged_depth\" in collection.json, or say which runs contributed to the pools: a 'judged' column (yes/no) "
-        "in runs_table.tsv (README, For reviewers).")
+        "in runs_table.tsv (docs/reviewers.md).")
     assert sentence(lambda: carterette2007.plan(collections["two_runs"])) == (
         "This notebook needs at least 3 runs (two original runs whose judgments are reused on a new one); the "
         "collection has 2. No parameter changes this: point dataset at a collection with more runs.")

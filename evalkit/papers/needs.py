@@ -49,7 +49,7 @@ REFERENCE_DEPTH = 100
 MIN_JUDGED_RUNS = 2
 
 _HOW_JUDGED = ("Say which runs contributed to the pools: a 'judged' column (yes/no) in runs_table.tsv or "
-               "\"judged_runs\" in collection.json (README, For reviewers).")
+               "\"judged_runs\" in collection.json (docs/reviewers.md).")
 
 
 class NeedsNotMet(RuntimeError):
@@ -205,7 +205,7 @@ def require_known_judged_depth(collection, why: str) -> int:
     require(judged is not None, f"to know how deep the qrels go {why}",
             f"no judged depth (rule: {_judged_rule(collection)})",
             "Set \"judged_depth\" in collection.json, or say which runs contributed to the pools: a 'judged' column "
-            "(yes/no) in runs_table.tsv (README, For reviewers).")
+            "(yes/no) in runs_table.tsv (docs/reviewers.md).")
     return judged
 
 

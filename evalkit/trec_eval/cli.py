@@ -8,7 +8,7 @@ start-up cost is Python's and numpy's. From four runs on, pyarrow's reader (:mod
 the runs in threads, the first ones while the qrels are read; its import (about 0.1 s) is paid once. pandas is never
 imported.
 
-Differences from trec_eval 10.0 (README, "trec_eval"): a run lacking a qrels topic is scored on the topics it has
+Differences from trec_eval 10.0 (docs/trec_eval.md): a run lacking a qrels topic is scored on the topics it has
 (trec_eval 10.0 exits 4 with "result qid ... not found in qrels"; 9.0.8 scores it as the kit does); a document
 listed twice in one topic exits 2 naming both lines (trec_eval exits 4 without a line); prefs, qrels_jg and
 z-score options are refused by name.
