@@ -348,3 +348,22 @@ def test_the_plan_a_notebook_displays_reaches_the_report_and_batch_json(tmp_path
     assert [p["line"] for p in entry["plans"]] == [line]
     assert entry["plans"][0]["degenerate"] == {"sampling": "sampling rate 1.0 on 2 of 2 topics"}
     assert f'<p class="plan"><b>plan:</b> {line}</p>' in (tmp_path / "out" / "index.html").read_text()
+
+
+def test_findings_are_generated_from_the_run_with_its_seeds_and_code_version(tmp_path):
+    notebooks = tmp_path / "nbs"
+    write_notebook(notebooks / "01_found.ipynb", ("md", "# A study"),
+                   "from evalkit.claims import Claim, record_claims\n"
+                   "record_claims([Claim('Voorhees 2014', 'x | y', '0.9', f'{0.25 * k:.2f}', 'coll', 'yes', "
+                   "interval='0.50 [0.40, 0.60] (95% test)')])",
+                   parameters="dataset = 'synthetic'\nfast = False\nk = 1\nseed = 2014")
+    write_collection(tmp_path / "coll")
+    result = run_cli("notebooks", "run", "--notebooks", notebooks, "--dataset", tmp_path / "coll", "-p", "k", "2",
+                     "-p", "seed", "7", "--out", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "out" / "findings.md").read_text()
+    record = json.loads((tmp_path / "out" / "batch.json").read_text())
+    assert record["code_version"] and record["code_version"] in text
+    assert text.startswith("# What the notebooks find on coll")
+    assert "## A study (`01_found`)" in text and "Status: ok; seeds: seed = 7." in text
+    assert "| x \\| y | 0.9 (TREC-8) | 0.50 | 0.50 [0.40, 0.60] (95% test) | not comparable |" in text

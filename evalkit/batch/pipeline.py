@@ -208,6 +208,28 @@ def _execute(source: Path, target: Path, dataset: str, fast: bool, kernel: str |
                           read_plans(target))
 
 
+def code_version() -> str:
+    """The code that ran: the git commit of the checkout the package is installed from (``-dirty`` with uncommitted
+    changes), else the installed distribution's version."""
+    import subprocess
+
+    here = Path(__file__).resolve().parents[2]
+    if (here / ".git").exists():
+        try:
+            described = subprocess.run(["git", "-C", str(here), "describe", "--always", "--dirty", "--abbrev=12"],
+                                       capture_output=True, text=True, timeout=10)
+            if described.returncode == 0 and described.stdout.strip():
+                return f"git {described.stdout.strip()}"
+        except (OSError, subprocess.SubprocessError):
+            pass
+    try:
+        from importlib.metadata import version
+
+        return f"evalkit {version('evalkit')}"
+    except Exception:
+        return "unknown"
+
+
 def resolve_dataset(dataset: str, fast: bool = False) -> str:
     """``synthetic`` and ``trec8`` as they are; ``auto`` → ``trec8`` if its files are found, else ``synthetic``
     (:func:`evalkit.data.datasets.resolve_auto`); anything else a path, made absolute against the current folder."""
@@ -323,6 +345,7 @@ def run_notebooks(dataset: str = "auto", fast: bool = False, out: str | os.PathL
         record["evalkit"] = version("evalkit")
     except Exception:
         pass
+    record["code_version"] = code_version()
     started = time.perf_counter()
     results: list[NotebookResult] = []
     staging = Staging(target)
