@@ -78,7 +78,7 @@ The package, one job a module (imports flow one way: paper, presets <- plan <- e
 * :mod:`~evalkit.papers.yilmaz2008.plan`: what a collection must offer, the depths scaled to it (:func:`plan`);
 * :mod:`~evalkit.papers.yilmaz2008.experiment`: the truth, the sampling designs and the trials;
 * :mod:`~evalkit.papers.yilmaz2008.tables`: the results summarized as tables (KS test, bias, coverage, dominance);
-* :mod:`~evalkit.papers.yilmaz2008.figures`: none (the notebook draws the figures with :mod:`evalkit.display.plots`);
+* :mod:`~evalkit.papers.yilmaz2008.figures`: empty (the notebook draws the figures with :mod:`evalkit.display.plots`);
 * :mod:`~evalkit.papers.yilmaz2008.explorer`: the notebook's two widgets;
 * :mod:`~evalkit.papers.yilmaz2008.claims`: the paper beside the kit (:func:`claims`) and the findings in words.
 """

@@ -26,6 +26,7 @@ from evalkit.papers.yilmaz2008.tables import (
     ks_table,
 )
 
+
 def findings_markdown(validation: CIValidation, alpha: float = 0.05, form: str = DEFAULT_FORM) -> str:
     """The validation's two findings in words, every number (and every conclusion) computed from ``validation``:
     (a) the bias of infAP and its parts, (b) the variance forms' fit, with and without the bias (Markdown)."""

@@ -20,6 +20,7 @@ from evalkit.papers.yilmaz2008.experiment import (
     sample_seed,
 )
 
+
 def random_sample_explorer(data, p: float = 0.2, seed: int = DEFAULT_SEED, form: str = DEFAULT_FORM):
     """Slider over p: draws a uniform sample of p% of the pool, redraws mean infAP with its intervals against MAP
     (dots: judged runs, pluses: the others) with tau / rho / RMS and the share of intervals covering MAP."""
