@@ -15,6 +15,7 @@ def run(repeat: int = 5) -> list[Result]:
     from evalkit.data.datasets import load_directory
     from evalkit.measures.inferred import infap_variance
     from evalkit.papers import yilmaz2008 as y
+    from evalkit.papers.yilmaz2008 import experiment
 
     collection = load_directory(folder, name="trec8")
     started = time.perf_counter()
@@ -50,7 +51,8 @@ def run(repeat: int = 5) -> list[Result]:
         oracle, plain, "trec_infap on the same sample", ">= 0.5x (at most twice infAP)", plain / oracle >= 0.5,
         "one extra lookup of the complete grades and one prefix sum",
     ))
-    trial = median_time(lambda: y._validation_trial(0, 1, gold, y.P_VALUES, tuple(y.VARIANCE_FORMS), 0.95), repeat=1)
+    trial = median_time(lambda: experiment._validation_trial(0, 1, gold, y.P_VALUES, tuple(y.VARIANCE_FORMS), 0.95),
+                        repeat=1)
     results.append(Result(
         "one CI-validation sample: 3 rates x 4 variance forms, bias parts, empty-topic variant (TREC-8)", trial, None,
         "-", "< 3 s", trial < 3.0,

@@ -351,7 +351,7 @@ def test_validation_records_the_parts_of_the_error(gold):
     from evalkit.parallel import trial_seeds
 
     seed = trial_seeds(5, 3)[1]
-    q = y.random_judgments(gold, 0.1, y._seed(seed, "validation", 0.1))
+    q = y.random_judgments(gold, 0.1, y.sample_seed(seed, "validation", 0.1))
     inf = trec_infap(gold.collection, q)
     fixed = trec_infap_oracle_above(gold.collection, q, gold.qrels)
     empty = (q.counts(1) == 0)[None, :] & gold.scored

@@ -639,7 +639,7 @@ def trec_infap_oracle_above(collection: Collection, qrels, complete_qrels,
     documents above, ``D (r + e)/(j + 2e) = D/2``, is replaced by the true number (the pooled documents above
     whose grade in ``complete_qrels`` is >= 1), i.e. PC_k becomes the true precision at k. Everywhere else the
     value is :func:`trec_infap`'s. The difference ``trec_infap - trec_infap_oracle_above`` is the part of
-    infAP's error due to that smoothing (used by :func:`evalkit.papers.yilmaz2008.bias_breakdown`).
+    infAP's error due to that smoothing (used by :func:`evalkit.papers.yilmaz2008.tables.bias_breakdown`).
 
     ``qrels``: the sampled judgments (grade -1 = pooled, not sampled); ``complete_qrels``: the complete
     judgments of the same pool (a document absent from them counts as nonrelevant)."""
