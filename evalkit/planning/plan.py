@@ -43,7 +43,8 @@ from evalkit.planning.topic_set_size import (
     ttest_topics_with_bias,
 )
 
-__all__ = ["TESTS", "bias_band", "plan", "replan", "requirement_text", "cheapest", "best_within_budget"]
+__all__ = ["TESTS", "bias_band", "plan", "replan", "requirement_text", "cheapest", "best_within_budget",
+           "summary_table", "recommendation"]
 
 #: the requirement kinds: the paired (or unpaired) t-test's power, the one-way ANOVA's power, a CI width cap
 TESTS = ("ttest", "anova", "ci")
@@ -180,3 +181,55 @@ def best_within_budget(frame: pd.DataFrame) -> pd.Series | None:
         return None
     rows = frame[frame["best"]]
     return rows.iloc[0] if len(rows) else None
+
+
+def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The plan as a committee reads it: one row per design (its label as the index), the judgments per topic,
+    the effective variance and bias the design adds, the topics and total judgments the requirement needs, and,
+    with a budget, the power (or CI width) the budget buys; ``choice`` marks the cheapest design and the best
+    within the budget. Plain numbers (inf where a design cannot meet the requirement)."""
+    columns = {"judgments per topic": "judgments/topic", "effective variance": "effective variance",
+               "bias sd": "bias sd", "kendall tau": "tau vs full", "topics": "topics",
+               "total judgments": "total judgments"}
+    out = frame.set_index("design")[list(columns)].rename(columns=columns)
+    for extra in ("affordable topics", "power within budget", "CI width within budget"):
+        if extra in frame:
+            out[extra] = frame[extra].to_numpy()
+    choice = np.where(frame["cheapest"], "cheapest", "")
+    if "best" in frame:
+        best = np.where(frame["best"], "best within budget", "")
+        choice = np.array([", ".join(p for p in pair if p) for pair in zip(choice, best)], dtype=object)
+    out["choice"] = choice
+    out.index.name = "judging design"
+    return out
+
+
+def recommendation(frame: pd.DataFrame) -> list[str]:
+    """Sentences computed from a plan: the cheapest design meeting the requirement and, with a budget, the one
+    giving the most within it (each naming the plan's collection)."""
+    attrs = frame.attrs
+    where = attrs.get("collection", "this collection")
+    lines = []
+    row = cheapest(frame)
+    if row is None:
+        lines.append(f"On {where}, no design meets the requirement ({attrs.get('requirement', '')}): the bias of "
+                     "the cheap designs caps them, and the others would need more topics than can be searched.")
+    else:
+        lines.append(f"On {where}, the cheapest design meeting the requirement is {row['design']}: "
+                     f"{row['topics']:.0f} topics x {row['judgments per topic']:.0f} judgments = "
+                     f"{row['total judgments']:,.0f} judgments (full judgments: "
+                     f"{_full(frame, 'topics')} topics, {_full(frame, 'total judgments', ',.0f')} judgments).")
+    best = best_within_budget(frame)
+    if best is not None:
+        reached = f"power {best['power within budget']:.2f}" if "power within budget" in frame else \
+            f"a CI width of {best['CI width within budget']:.3f}"
+        lines.append(f"Within {attrs['budget']:,.0f} judgments the most is {reached}, with {best['design']} on "
+                     f"{best['affordable topics']:.0f} topics.")
+    elif attrs.get("budget") is not None:
+        lines.append(f"No design affords two topics within {attrs['budget']:,.0f} judgments.")
+    return lines
+
+
+def _full(frame: pd.DataFrame, column: str, fmt: str = ".0f") -> str:
+    value = float(frame.iloc[0][column])
+    return format(value, fmt) if np.isfinite(value) else "no finite number of"
