@@ -13,23 +13,33 @@ Pure functions returning numbers and DataFrames, beside :mod:`evalkit.estimation
 ``validation``      does a plan deliver the power it promises: realised power and CI coverage on a simulated
                     population of topics
 
->>> from evalkit.planning import plan
->>> table = plan(collection, "AP", alpha=0.05, power=0.8, delta=0.05, budget=60_000)
+>>> from evalkit import planning
+>>> table = planning.plan(collection, "AP", alpha=0.05, power=0.8, delta=0.05, budget=60_000)
+>>> planning.summary_table(table)
+
+(``evalkit.planning.plan`` is the function; its module is ``sys.modules["evalkit.planning.plan"]``.)
 """
 
-from evalkit._lazy import lazy_attributes
+from evalkit.planning.designs import FAMILIES, Design, design_grid, design_variances
+from evalkit.planning.plan import bias_band, recommendation, replan, requirement_text, summary_table
+from evalkit.planning.plan import plan  # noqa: I001  (after the module import: the name is the function)
+from evalkit.planning.topic_set_size import (
+    anova_power,
+    anova_topics,
+    ci_topics,
+    ci_width,
+    detectable_difference,
+    topic_set_sizes,
+    ttest_power,
+    ttest_power_with_bias,
+    ttest_topics,
+    ttest_topics_with_bias,
+)
+from evalkit.planning.variance import total_variance, two_way_anova, variance_estimates, within_system_variance
 
-_WHERE = {
-    "two_way_anova": "variance", "within_system_variance": "variance", "total_variance": "variance",
-    "variance_estimates": "variance",
-    "ttest_power": "topic_set_size", "ttest_topics": "topic_set_size", "anova_power": "topic_set_size",
-    "anova_topics": "topic_set_size", "ci_width": "topic_set_size", "ci_topics": "topic_set_size",
-    "detectable_difference": "topic_set_size", "topic_set_sizes": "topic_set_size",
-    "ttest_power_with_bias": "topic_set_size", "ttest_topics_with_bias": "topic_set_size",
-    "Design": "designs", "design_grid": "designs", "design_variances": "designs",
-    "plan": "plan", "replan": "plan", "requirement_text": "plan",
-    "validate": "validation", "simulate_population": "validation",
-}
-__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
-
-__all__ = sorted(_WHERE)
+__all__ = [
+    "FAMILIES", "Design", "anova_power", "anova_topics", "bias_band", "ci_topics", "ci_width", "design_grid",
+    "design_variances", "detectable_difference", "plan", "recommendation", "replan", "requirement_text",
+    "summary_table", "topic_set_sizes", "total_variance", "ttest_power", "ttest_power_with_bias", "ttest_topics",
+    "ttest_topics_with_bias", "two_way_anova", "variance_estimates", "within_system_variance",
+]
