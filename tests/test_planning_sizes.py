@@ -174,3 +174,14 @@ def test_bad_parameters_are_named(call, name):
 
 def test_unreachable_is_inf():
     assert tss.ttest_topics(1e-9, 0.5) == math.inf
+
+
+@pytest.mark.parametrize("guess", [None, 2, 30, 36, 37, 38, 45, 1000, np.nan])
+def test_smallest_n_whatever_the_guess(guess):
+    reaches = lambda k: np.asarray(k) >= 37  # noqa: E731
+    assert tss._smallest_n(reaches, (), guess=None if guess is None else np.asarray(guess, float)) == 37
+    together = tss._smallest_n(lambda k: np.asarray(k) >= np.array([5, 37, 400]), (3,),
+                               guess=None if guess is None else np.full(3, guess, float))
+    assert list(together) == [5, 37, 400]
+    assert tss._smallest_n(lambda k: np.asarray(k) < 0, (), guess=None if guess is None else
+                           np.asarray(guess, float)) == math.inf

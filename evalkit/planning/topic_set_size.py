@@ -121,22 +121,40 @@ def ttest_topics_approx(delta, variance, alpha: float = 0.05, power: float = 0.8
     return _out(((z_a + z_b) ** 2) * 2 * np.asarray(variance, float) / np.asarray(delta, float) ** 2 + z_a**2 / 2)
 
 
-def _smallest_n(reaches, shape, start: int = 2):
+def _smallest_n(reaches, shape, start: int = 2, guess=None):
     """The smallest integer n >= start (per element of ``shape``) with ``reaches(n)`` True, for a condition
-    monotone in n; inf where not even MAX_TOPICS reaches it. Vectorized: doubling, then bisection."""
+    monotone in n; inf where not even MAX_TOPICS reaches it. Vectorized. With a ``guess`` (an approximation of n,
+    e.g. Nagata's), a walk from it (one or two evaluations when the guess is within one); elements the walk does
+    not settle within a few steps, and every element without a guess: doubling, then bisection."""
+    result = np.full(shape, np.nan)
+    if guess is not None:
+        n = np.clip(np.round(np.asarray(guess, float)), start, MAX_TOPICS)
+        n = np.where(np.isfinite(n), n, start)
+        ok = reaches(n)
+        for _ in range(8):  # walk down while n - 1 still reaches, up while n does not
+            down = ok & (n > start)
+            below = reaches(np.where(down, n - 1, n)) if down.any() else np.zeros(shape, bool)
+            settled = (ok & ~(down & below)) & np.isnan(result)
+            result = np.where(settled, n, result)
+            open_ = np.isnan(result)
+            if not open_.any():
+                return result
+            n = np.where(open_ & ok, n - 1, np.where(open_, n + 1, n))
+            ok = np.where(open_, reaches(n), ok)
+    pending = np.isnan(result)
     lo = np.full(shape, start, np.float64)
     ok_lo = reaches(lo)
     hi = lo.copy()
     ok_hi = ok_lo.copy()
     while True:
-        pending = ~ok_hi & (hi < MAX_TOPICS)
-        if not pending.any():
+        grow = pending & ~ok_hi & (hi < MAX_TOPICS)
+        if not grow.any():
             break
-        hi = np.where(pending, np.minimum(hi * 2, MAX_TOPICS), hi)
-        ok_hi = np.where(pending, reaches(hi), ok_hi)
+        hi = np.where(grow, np.minimum(hi * 2, MAX_TOPICS), hi)
+        ok_hi = np.where(grow, reaches(hi), ok_hi)
     lo = np.where(ok_lo, lo, np.where(ok_hi, np.floor(hi / 2), hi))  # reaches(lo) False unless lo == start
-    result = np.where(ok_lo, lo, np.inf)
-    search = ~ok_lo & ok_hi
+    found = np.where(ok_lo, lo, np.inf)
+    search = pending & ~ok_lo & ok_hi
     while search.any():
         gap = search & (hi - lo > 1)
         if not gap.any():
@@ -145,7 +163,8 @@ def _smallest_n(reaches, shape, start: int = 2):
         ok_mid = reaches(np.where(gap, mid, hi))
         hi = np.where(gap & ok_mid, mid, hi)
         lo = np.where(gap & ~ok_mid, mid, lo)
-    return np.where(search, hi, result)
+    found = np.where(search, hi, found)
+    return np.where(pending, found, result)
 
 
 def ttest_topics(delta, variance, alpha: float = 0.05, power: float = 0.8, paired: bool = True):
@@ -154,7 +173,10 @@ def ttest_topics(delta, variance, alpha: float = 0.05, power: float = 0.8, paire
     :data:`MAX_TOPICS` would be needed."""
     check_requirement(alpha=alpha, power=power, delta=delta, variance=variance)
     delta, variance = np.broadcast_arrays(np.asarray(delta, float), np.asarray(variance, float))
-    n = _smallest_n(lambda k: np.asarray(ttest_power(k, delta, variance, alpha, paired)) >= power, delta.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        guess = ttest_topics_approx(np.where(delta > 0, delta, 1.0), variance, alpha, power, paired)
+    n = _smallest_n(lambda k: np.asarray(ttest_power(k, delta, variance, alpha, paired)) >= power, delta.shape,
+                    guess=guess)
     return _out(n)
 
 
@@ -261,7 +283,9 @@ def ci_topics(width, variance, alpha: float = 0.05, paired: bool = True, expecte
     """The smallest n >= 2 whose CI width (:func:`ci_width`) is at most ``width`` (Sakai 2016's CI-based design)."""
     check_requirement(alpha=alpha, width=width, variance=variance)
     width, variance = np.broadcast_arrays(np.asarray(width, float), np.asarray(variance, float))
-    n = _smallest_n(lambda k: np.asarray(ci_width(k, variance, alpha, paired, expected)) <= width, width.shape)
+    guess = 8 * stats.norm.isf(alpha / 2) ** 2 * variance / width**2  # the normal approximation
+    n = _smallest_n(lambda k: np.asarray(ci_width(k, variance, alpha, paired, expected)) <= width, width.shape,
+                    guess=guess)
     return _out(n)
 
 
