@@ -126,13 +126,14 @@ def _carterette_top_accuracy(results, algorithm="rtc", level=0.95):
     return float(correct[chosen].mean()) if chosen.any() else float("nan")
 
 
-def _planner_topics_at_power(variances, measure, delta, alpha, power=0.9):
+def _planner_topics_at_power(variances, measure, delta, alpha, power):
+    """Topics at power 0.9 (the notebook's ``power`` is not the exercise's)."""
     from evalkit.planning.topic_set_size import ttest_topics
 
-    return float(ttest_topics(delta, variances.loc[measure, "paired"], alpha, power))
+    return float(ttest_topics(delta, variances.loc[measure, "paired"], alpha, 0.9))
 
 
-def _planner_detectable(variances, measure, alpha, power, topics=50):
+def _planner_detectable(variances, measure, delta, alpha, power, topics=50):
     from evalkit.planning.topic_set_size import detectable_difference
 
     return float(detectable_difference(topics, variances.loc[measure, "paired"], alpha, power))

@@ -52,7 +52,8 @@ from scipy import special, stats
 from scipy.optimize import brentq
 
 __all__ = ["MAX_TOPICS", "check_requirement", "ttest_power", "ttest_topics", "ttest_topics_approx",
-           "ttest_power_with_bias", "ttest_topics_with_bias", "anova_power", "anova_topics", "ci_width", "ci_topics", "detectable_difference", "topic_set_sizes"]
+           "ttest_power_with_bias", "ttest_topics_with_bias", "anova_power", "anova_topics", "ci_width", "ci_topics",
+           "detectable_difference", "topic_set_sizes"]
 
 #: topic set sizes are searched up to here; a requirement that needs more (e.g. delta ~ 0) gets inf
 MAX_TOPICS = 10**7
