@@ -79,6 +79,9 @@ def test_a_pool_given_once_gives_the_same_sample(shallow):
     shared = sample(shallow, strategy, seed=11, pooled=pool(shallow, 7))
     for field in ("topic", "doc", "grade", "stratum"):
         assert np.array_equal(getattr(alone.qrels, field), getattr(shared.qrels, field))
+    shallower = Strategy("t", (Stratum(1, 1, 1.0), Stratum(2, 4, 0.5)))  # from a deeper pool: cut to its depth
+    assert np.array_equal(sample(shallow, shallower, seed=12).qrels.doc,
+                          sample(shallow, shallower, seed=12, pooled=pool(shallow, 7)).qrels.doc)
     with pytest.raises(ValueError, match="pooled"):
         sample(shallow, strategy, seed=11, pooled=pool(shallow, 3))
 
@@ -112,6 +115,25 @@ def test_planted_attenuation_and_bias_are_recovered():
     assert np.sqrt(pd_.bias_variance(y, x, 0.5)) == pytest.approx(np.std(bias, ddof=1), rel=0.1)
     unbiased = 0.5 * x + rng.normal(0, 0.05, (S, T))
     assert pd_.bias_variance(unbiased, x, 0.5) < 1e-5
+    # few topics: the per-topic noise inflates the run means' spread by MS_residual / T, which the estimator removes
+    few = 0.5 * x[:, :20] + rng.normal(0, 0.05, (S, 20))
+    assert pd_.bias_variance(few, x[:, :20], 0.5) < 4e-5 < 0.05**2 / 20
+
+
+def test_bias_variance_is_the_anova_system_component():
+    from statsmodels.formula.api import ols
+    from statsmodels.stats.anova import anova_lm
+    import pandas as pd
+
+    rng = np.random.default_rng(8)
+    x = rng.beta(2, 5, (9, 1)) + rng.normal(0, 0.1, (9, 15))
+    y = 0.8 * x + rng.normal(0, 0.03, (9, 1)) + rng.normal(0, 0.05, (9, 15))
+    d = y - 0.8 * x
+    frame = pd.DataFrame({"d": d.ravel(), "system": np.repeat(np.arange(9), 15).astype(str),
+                          "topic": np.tile(np.arange(15), 9).astype(str)})
+    table = anova_lm(ols("d ~ C(system) + C(topic)", data=frame).fit(), typ=2)
+    ms = table["sum_sq"] / table["df"]
+    assert pd_.bias_variance(y, x, 0.8) == pytest.approx((ms["C(system)"] - ms["Residual"]) / 15, rel=1e-9)
 
 
 def test_rbp_plans_include_lu_estimates(shallow):
@@ -122,6 +144,9 @@ def test_rbp_plans_include_lu_estimates(shallow):
     full = reference_scores(shallow, 7, runs=np.ones(shallow.n_runs, bool), p=0.8).score
     assert frame.iloc[0]["variance"] == pytest.approx(within_system_variance(full))
     assert frame[frame.family == "estimated"]["scored with"].str.contains("RM estimate").all()
+    pools = frame[frame.family == "pool"].set_index("level")["judgments per topic"]
+    estimated = frame[frame.family == "estimated"].set_index("level")["judgments per topic"]
+    assert np.allclose(estimated.to_numpy(), pools.loc[estimated.index].to_numpy())  # an estimate costs its pool
 
 
 def test_plan_sizes_and_choices(variances):

@@ -53,6 +53,12 @@ def test_validation_fast(population):
         assert row["target coverage"] == 0.95
         assert row["power delivered"].split()[0] in ("yes", "above", "below")
     assert (result.by_draw["planned topics"] >= 2).all()
+    # the pairs "at delta": true differences (population means, reference judgments) in [delta, 1.25 delta)
+    from evalkit.planning.designs import full_scores
+
+    means = full_scores(population, "AP", 7).mean(axis=1)
+    gaps = np.abs(means[:, None] - means[None, :])[np.triu_indices(len(means), 1)]
+    assert (summary["pairs at delta"] == ((gaps >= 0.05) & (gaps < 0.0625)).sum()).all()
     # the same seed, the same tables
     again = validate(population, "AP", delta=0.05, designs=[design], plan_topics=20, plan_draws=1, draws=15,
                      replicates=1, seed=2)
