@@ -107,7 +107,8 @@ def proposal_markdown(table: pd.DataFrame) -> str:
 def validation_table(result) -> pd.DataFrame:
     """The validation's summary (:class:`evalkit.planning.validation.ValidationResult`) as the notebook shows it:
     one row per design."""
-    columns = ["planned topics", "planned topics range", "pairs at delta", "target power", "realised power at delta",
+    columns = ["planned topics", "planned topics range", "pairs at delta", "target power",
+               "target power at these pairs", "realised power at delta",
                "predicted power (own variance)", "realised power, all >= delta", "power delivered",
                "target coverage", "realised coverage", "coverage delivered"]
     return result.summary.set_index("design")[columns]
