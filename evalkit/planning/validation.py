@@ -277,7 +277,10 @@ def validate(population: Collection, measure: str = "AP", alpha: float = 0.05, p
         })
         sigma2 = float(np.mean(design_units)) if design_units else float("nan")
         checks.append(assumption_checks(reference, scores, np.argwhere(near), sigma2, design.label))
+    from evalkit.planning.variance import within_system_variance
+
     settings = {"population": population.name, "topics": T, "runs": population.n_runs, "measure": measure,
+                "population variance": within_system_variance(reference),
                 "alpha": alpha, "power": power, "delta": delta, "plan_topics": plan_topics, "plan_draws": plan_draws,
                 "draws": draws, "replicates": replicates, "seed": seed, "band": band,
                 "about": population.metadata.get("population_about", "")}

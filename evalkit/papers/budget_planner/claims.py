@@ -122,8 +122,10 @@ def plan_sentence(frame: pd.DataFrame) -> str:
     return " ".join(recommendation(frame))
 
 
-def validation_sentence(result) -> str:
-    """What the validation found, computed from it: realised against target, and the assumption it points at."""
+def validation_sentence(result, collection_variance: float | None = None, collection: str = "") -> str:
+    """What the validation found, computed from it: realised against target, and the assumption it points at;
+    with ``collection_variance`` (the loaded collection's paired variance of the measure), how the population's
+    compares with it."""
     summary = result.summary
     checks = result.assumptions.set_index("design")
     parts, machinery = [], []
@@ -151,4 +153,11 @@ def validation_sentence(result) -> str:
         verdict = (" On some design the realised power is more than 5 points from what each pair's own variance "
                    "predicts: there the normality of the differences or the design's bias, not only the pooled "
                    "variance, is what the plan got wrong.")
-    return f"On {result.settings['population']}: " + "; ".join(parts) + "." + verdict
+    scale = ""
+    own = result.settings.get("population variance")
+    if collection_variance and own:
+        scale = (f" The population's within-system variance of {result.settings['measure']} is {own:.4f}, "
+                 f"{own / collection_variance:.0%} of {collection}'s {collection_variance:.4f}: the simulator "
+                 "reproduces the collection's structure, not this number, so the topic counts planned here are the "
+                 "population's, not the collection's; what carries over is whether a plan keeps its promise.")
+    return f"On {result.settings['population']}: " + "; ".join(parts) + "." + verdict + scale
