@@ -147,6 +147,13 @@ def test_rbp_plans_include_lu_estimates(shallow):
     pools = frame[frame.family == "pool"].set_index("level")["judgments per topic"]
     estimated = frame[frame.family == "estimated"].set_index("level")["judgments per topic"]
     assert np.allclose(estimated.to_numpy(), pools.loc[estimated.index].to_numpy())  # an estimate costs its pool
+    # a pool is scored to the metric depth D = 7 (unjudged below k nonrelevant), not to its own depth k
+    qrels = pool(shallow, 2).judged_set(shallow.qrels)
+    scores, _ = pd_.design_scores(shallow, pd_.Design("pool", 2, 2), "RBP(p=0.8)", metric_depth=7)
+    assert np.allclose(scores, reference_scores(shallow, 7, runs=np.ones(shallow.n_runs, bool), p=0.8,
+                                                qrels=qrels).score)
+    assert frame[(frame.family == "pool") & (frame.level == 2)]["variance"].iloc[0] == pytest.approx(
+        within_system_variance(scores))
 
 
 def test_plan_sizes_and_choices(variances):

@@ -210,11 +210,14 @@ def full_scores(collection: Collection, measure: str, judged_depth: int) -> np.n
     return score_matrix(collection, names.measure)
 
 
-def design_scores(collection: Collection, design: Design, measure: str, seed=0, within=None, pooled=None):
+def design_scores(collection: Collection, design: Design, measure: str, seed=0, within=None, pooled=None,
+                  metric_depth: int | None = None):
     """One draw of ``design`` on ``collection``: ((S, T) scores of every run, (T,) judgments per topic).
 
     ``seed``: an int or a SeedSequence (a random design's draw); ``within``: :func:`judged_positions` of the
-    depth-D pool and ``pooled``: that pool, shared by the samples drawn from it (faster, same values)."""
+    depth-D pool and ``pooled``: that pool, shared by the samples drawn from it (faster, same values).
+    ``metric_depth``: D, the depth RBP is scored to (required for RBP on a pool: the pool is k deep, the metric
+    D deep, unjudged documents below k counting as nonrelevant)."""
     from evalkit.measures.evaluation import score_matrix
     from evalkit.measures.inferred import inferred_measures
 
@@ -226,8 +229,10 @@ def design_scores(collection: Collection, design: Design, measure: str, seed=0, 
         judged = np.bincount(qrels.topic, minlength=T) if design.family == "pool" else \
             np.bincount(qrels.topic[qrels.grade >= 0], minlength=T)
         if names.rbp_p is not None:
-            return _rbp(collection, qrels, design.depth if design.family == "full" else
-                        max(design.depth, int(design.level)), names.rbp_p), judged
+            if design.family == "pool" and metric_depth is None:
+                raise ValueError("design_scores: RBP on a pool needs metric_depth (D, the depth RBP is scored to)")
+            depth = design.depth if design.family == "full" else int(metric_depth)
+            return _rbp(collection, qrels, depth, names.rbp_p), judged
         return score_matrix(collection, names.measure, qrels), judged
     if design.family == "estimated":
         from evalkit.estimation import estimate_scores, pool_qrels
@@ -315,7 +320,7 @@ def design_variances(collection: Collection, measure: str = "AP", judged_depth: 
             scores, per_topic = (reference, np.bincount(collection.qrels.topic[collection.qrels.grade >= 0],
                                                         minlength=collection.n_topics)) \
                 if design.family == "full" else design_scores(collection, design, measure, _seed(seed, design, b),
-                                                              within, pooled)
+                                                              within, pooled, D)
             v_paired.append(within_system_variance(scores, True))
             v_unpaired.append(within_system_variance(scores, False))
             betas.append(attenuation(scores, reference))

@@ -49,7 +49,14 @@ import pandas as pd
 from scipy import stats
 
 from evalkit.data.collection import Collection
-from evalkit.planning.designs import DEFAULT_REPLICATES, Design, design_scores, design_variances, full_scores
+from evalkit.planning.designs import (
+    DEFAULT_REPLICATES,
+    Design,
+    design_scores,
+    design_variances,
+    full_scores,
+    sample_depth,
+)
 from evalkit.planning.plan import plan
 from evalkit.planning.topic_set_size import ttest_power_with_bias
 
@@ -211,7 +218,8 @@ def validate(population: Collection, measure: str = "AP", alpha: float = 0.05, p
         if design.family == "full":
             scores = reference
         else:
-            scores, _ = design_scores(population, design, measure, np.random.SeedSequence([int(seed), 2029]))
+            scores, _ = design_scores(population, design, measure, np.random.SeedSequence([int(seed), 2029]),
+                                      metric_depth=sample_depth(population, judged_depth))
         design_diff = scores.mean(axis=1)[:, None] - scores.mean(axis=1)[None, :]
         hits = covered = tried = hit_all = tried_all = 0
         widths, predicted, promised = [], [], []
@@ -311,7 +319,7 @@ def _own_variance_power(scores, near, true_diff, n, alpha, beta) -> float:
 
 
 def _design_of(row: pd.Series, judged_depth: int, population: Collection) -> Design:
-    from evalkit.planning.designs import sample_depth, stratified_top
+    from evalkit.planning.designs import stratified_top
 
     D = sample_depth(population, judged_depth)
     family, level = row["family"], row["level"]
