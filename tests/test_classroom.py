@@ -132,7 +132,7 @@ def small():
 def _context(exercise_id: str, small) -> tuple[dict, dict]:
     """(what the exercise cell passes to check, the notebook's names the solution reads), on the small synthetic
     collection (ids are the notebooks' numbers: 00 tour, 01 Yilmaz, 02 Soboroff, 03 Voorhees, 04 Lu, 05
-    Carterette)."""
+    Carterette, 06 the budget planner)."""
     if exercise_id.startswith("00"):
         return {"collection": small, "depth": 5}, {"plan": SimpleNamespace(slider_depth=5)}
     if exercise_id.startswith("01"):
@@ -155,6 +155,12 @@ def _context(exercise_id: str, small) -> tuple[dict, dict]:
         results = carterette2007.run_experiment(data, n_trials=3, seed=5, scheduler="serial", progress=False,
                                                 max_judgments=200)
         return {"results": results}, {"t2": carterette2007.table2(results)}
+    if exercise_id.startswith("06"):
+        from evalkit.papers import budget_planner
+
+        variances = budget_planner.full_variances(small, ["AP"], 200)
+        return ({"variances": variances, "measure": "AP", "delta": 0.05, "alpha": 0.05, "power": 0.8},
+                {"plan": SimpleNamespace(measure="AP")})
     raise KeyError(exercise_id)
 
 

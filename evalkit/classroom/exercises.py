@@ -126,6 +126,19 @@ def _carterette_top_accuracy(results, algorithm="rtc", level=0.95):
     return float(correct[chosen].mean()) if chosen.any() else float("nan")
 
 
+def _planner_topics_at_power(variances, measure, delta, alpha, power):
+    """Topics at power 0.9 (the notebook's ``power`` is not the exercise's)."""
+    from evalkit.planning.topic_set_size import ttest_topics
+
+    return float(ttest_topics(delta, variances.loc[measure, "paired"], alpha, 0.9))
+
+
+def _planner_detectable(variances, measure, delta, alpha, power, topics=50):
+    from evalkit.planning.topic_set_size import detectable_difference
+
+    return float(detectable_difference(topics, variances.loc[measure, "paired"], alpha, power))
+
+
 EXERCISES: dict[str, Exercise] = {e.id: e for e in [
     Exercise("00.1", "Kendall's tau between the run ranking by P@10 on the depth-d pool (d = the slider's start) "
              "and the ranking on the full qrels", _tour_tau, "number", 0.005,
@@ -167,6 +180,18 @@ EXERCISES: dict[str, Exercise] = {e.id: e for e in [
              solution="top = t2.index[-2:]\n"
                       "answer = (t2.loc[top, (\"RTC\", \"accuracy\")] * t2.loc[top, (\"RTC\", \"pairs\")]).sum() "
                       "/ t2.loc[top, (\"RTC\", \"pairs\")].sum()"),
+    Exercise("06.1", "the topics the paired t-test needs under full judgments at power 0.9 (the notebook's delta, "
+             "alpha and measure)", _planner_topics_at_power, "number", 0,
+             hint="ttest_topics(delta, variances.loc[plan.measure, 'paired'], alpha, 0.9): the paired (two-way "
+                  "residual) variance, not the total.",
+             solution="from evalkit.planning.topic_set_size import ttest_topics\n"
+                      "answer = ttest_topics(delta, variances.loc[plan.measure, \"paired\"], alpha, 0.9)"),
+    Exercise("06.2", "the smallest difference the paired t-test detects on 50 fully judged topics (the notebook's "
+             "power and alpha)", _planner_detectable, "number", 1e-4,
+             hint="detectable_difference(50, variances.loc[plan.measure, 'paired'], alpha, power) in "
+                  "evalkit.planning.topic_set_size.",
+             solution="from evalkit.planning.topic_set_size import detectable_difference\n"
+                      "answer = detectable_difference(50, variances.loc[plan.measure, \"paired\"], alpha, power)"),
     Exercise("04.1", "the estimator with the lowest RMSE at the first pool depth d' and θ = 0.018 (LB and RM, "
              "which are not gated, count at every θ)", _lu_best_estimator, "text",
              hint="Filter t2 on depth == first and theta 0.018 (or NaN for LB and RM) and take the row with the "
