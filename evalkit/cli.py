@@ -245,7 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="auto (TREC-8 when its files are found, else synthetic), synthetic, trec8, or a collection "
                          "folder: the past collection whose variance the plan uses")
     pl.add_argument("-m", "--measure", default="AP",
-                    help="the measure the collection will report: AP, nDCG@k, P@k, RBP(p=x), ... (default AP)")
+                    help="the measure the collection will report: AP, nDCG@k, P@k, RBP(p=x,rel=1), ... (default AP)")
     pl.add_argument("--delta", type=float, default=None, help="the difference between two systems to detect")
     pl.add_argument("--ci-width", type=float, default=None,
                     help="instead of --delta: a cap on the width of the CI of a difference")

@@ -139,7 +139,9 @@ def test_bias_variance_is_the_anova_system_component():
 def test_rbp_plans_include_lu_estimates(shallow):
     from evalkit.estimation import reference_scores
 
-    frame = pd_.design_variances(shallow, "RBP(p=0.8)", replicates=1, families=("pool", "estimated"))
+    with pytest.raises(ValueError, match=r"on graded qrels RBP\(p=x\) is graded"):
+        pd_.design_variances(shallow, "RBP(p=0.8)", replicates=1, families=("pool",))
+    frame = pd_.design_variances(shallow, "RBP(p=0.8,rel=1)", replicates=1, families=("pool", "estimated"))
     assert set(frame.family) == {"full", "pool", "estimated"}
     full = reference_scores(shallow, 7, runs=np.ones(shallow.n_runs, bool), p=0.8).score
     assert frame.iloc[0]["variance"] == pytest.approx(within_system_variance(full))
@@ -149,7 +151,7 @@ def test_rbp_plans_include_lu_estimates(shallow):
     assert np.allclose(estimated.to_numpy(), pools.loc[estimated.index].to_numpy())  # an estimate costs its pool
     # a pool is scored to the metric depth D = 7 (unjudged below k nonrelevant), not to its own depth k
     qrels = pool(shallow, 2).judged_set(shallow.qrels)
-    scores, _ = pd_.design_scores(shallow, pd_.Design("pool", 2, 2), "RBP(p=0.8)", metric_depth=7)
+    scores, _ = pd_.design_scores(shallow, pd_.Design("pool", 2, 2), "RBP(p=0.8,rel=1)", metric_depth=7)
     assert np.allclose(scores, reference_scores(shallow, 7, runs=np.ones(shallow.n_runs, bool), p=0.8,
                                                 qrels=qrels).score)
     assert frame[(frame.family == "pool") & (frame.level == 2)]["variance"].iloc[0] == pytest.approx(

@@ -85,9 +85,12 @@ class MeasureNames:
     rbp_p: float | None
 
 
-def measure_names(measure: str) -> MeasureNames:
-    """The per-design measures of ``measure`` (``AP``, ``nDCG@k``, ``P@k``, ``RBP(p=x)``; any other measure the
-    kit knows is planned with pools only). A ValueError names an unknown measure."""
+def measure_names(measure: str, collection: Collection | None = None) -> MeasureNames:
+    """The per-design measures of ``measure`` (``AP``, ``nDCG@k``, ``P@k``, ``RBP(p=x,rel=1)``; any other measure
+    the kit knows is planned with pools only). RBP is scored binary (grade >= 1 has gain 1), as Lu et al. (2017)
+    score it: ``RBP(p=x)`` (graded) is taken as that only where the two are the same, on binary qrels; the plan says
+    ``rel=1``; given ``collection``, a graded ``RBP(p=x)`` on graded qrels is refused. A ValueError names an
+    unknown measure."""
     spec = parse_measure(str(measure))
     if spec.family in ("infAP", "infNDCG", "infP", "infR", "trec_infAP", "RBPres", "NumRel", "NumRet"):
         raise ValueError(f"measure {measure!r}: plan with the measure of the full judgments (AP, nDCG@k, P@k, "
@@ -97,6 +100,10 @@ def measure_names(measure: str) -> MeasureNames:
     if spec.family == "AP" and spec.cutoff is not None:
         sampled = None  # infAP has no cut-off
     rbp = spec.param.get("p") if spec.family == "RBP" else None
+    graded = collection is not None and bool((collection.qrels.grade > 1).any())
+    if rbp is not None and (spec.param.get("rel") not in (None, 1.0) or (spec.param.get("rel") is None and graded)):
+        raise ValueError(f"measure {measure!r}: the designs score RBP as Lu et al. (2017) do, binary with gain 1 for "
+                         "grade >= 1; on graded qrels RBP(p=x) is graded (trec_eval's rbp): write RBP(p=x,rel=1)")
     return MeasureNames(str(spec), sampled, None if rbp is None else float(rbp))
 
 
@@ -163,7 +170,7 @@ def design_grid(collection: Collection, judged_depth: int, measure: str = "AP", 
     itself included), samples of the depth-D pool at each rate, the estimated design at each depth < D (RBP
     only), the stratified design where D > 1. Families the measure cannot use are left out (no inferred version:
     no samples; not RBP: no estimated)."""
-    names = measure_names(measure)
+    names = measure_names(measure, collection)
     D = sample_depth(collection, judged_depth)
     depths = sorted({int(d) for d in (DEFAULT_DEPTHS if depths is None else depths) if 1 <= int(d) <= D} |
                     ({D} if depths is None else set()))
@@ -204,7 +211,7 @@ def full_scores(collection: Collection, measure: str, judged_depth: int) -> np.n
     """(S, T) the measure on the collection's own qrels (RBP: at depth D, Lu et al.'s weighted precision)."""
     from evalkit.measures.evaluation import score_matrix
 
-    names = measure_names(measure)
+    names = measure_names(measure, collection)
     if names.rbp_p is not None:
         return _rbp(collection, collection.qrels, sample_depth(collection, judged_depth), names.rbp_p)
     return score_matrix(collection, names.measure)
@@ -221,7 +228,7 @@ def design_scores(collection: Collection, design: Design, measure: str, seed=0, 
     from evalkit.measures.evaluation import score_matrix
     from evalkit.measures.inferred import inferred_measures
 
-    names = measure_names(measure)
+    names = measure_names(measure, collection)
     T = collection.n_topics
     if design.family in ("pool", "full"):
         qrels = collection.qrels if design.family == "full" else \
@@ -300,7 +307,7 @@ def design_variances(collection: Collection, measure: str = "AP", judged_depth: 
     if int(judged_depth) < 1:
         raise ValueError(f"{collection.name}: no judged depth (no judged run, or the first rank is not judged): "
                          "the designs draw from the judged runs' pool")
-    names = measure_names(measure)
+    names = measure_names(measure, collection)
     D = sample_depth(collection, judged_depth)
     if designs is None:
         designs = design_grid(collection, judged_depth, measure, depths, rates, families, estimator)
@@ -350,8 +357,8 @@ def design_variances(collection: Collection, measure: str = "AP", judged_depth: 
 def _scored_with(design: Design, names: MeasureNames) -> str:
     if names.rbp_p is not None:
         if design.family == "estimated":
-            return f"{design.estimator} estimate of RBP(p={names.rbp_p:g})@{design.depth}"
+            return f"{design.estimator} estimate of RBP(p={names.rbp_p:g},rel=1)@{design.depth}"
         if design.family == "stratified":
-            return f"InfRBP(p={names.rbp_p:g})@{design.depth}"
-        return f"RBP(p={names.rbp_p:g})@{design.depth}"
+            return f"InfRBP(p={names.rbp_p:g},rel=1)@{design.depth}"
+        return f"RBP(p={names.rbp_p:g},rel=1)@{design.depth}"
     return names.sampled if design.random else names.measure

@@ -16,7 +16,7 @@ __all__ = ["PRESETS", "settings", "DEFAULT_SEED"]
 DEFAULT_SEED = 29
 
 PRESETS = {
-    "paper": {"replicates": 10, "measures": ["AP", "nDCG@100", "P@10", "RBP(p=0.95)"], "population_topics": 600,
+    "paper": {"replicates": 10, "measures": ["AP", "nDCG@100", "P@10", "RBP(p=0.95,rel=1)"], "population_topics": 600,
               "population_depth": 1000, "population_runs": None, "plan_draws": 5, "validation_draws": 1000},
     "class": {"replicates": 5, "measures": ["AP", "nDCG@100", "P@10"], "population_topics": 400,
               "population_depth": 100, "population_runs": None, "plan_draws": 3, "validation_draws": 200},
