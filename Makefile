@@ -30,12 +30,17 @@ $(BENCH_STAMP): $(STAMP) pyproject.toml
 
 ## Execute every notebook on DATASET (auto: TREC-8 if found else synthetic; synthetic, trec8 or a directory) and write outputs/<dataset>/index.html.
 ## Every notebook runs even if one fails; exits non-zero at the end if any failed (skipped ones are not failures).
-## DATASET and PARAMS reach evalkit through the environment, so quotes and spaces in them need no shell escaping.
-reproduce: export EVALKIT_MAKE_DATASET = $(DATASET)
-reproduce: export EVALKIT_MAKE_PARAMS = $(PARAMS)
+## DATASET, PARAMS, NOTEBOOKS and FAST reach evalkit through the environment, taken as written: make expands nothing
+## in them ($(value ...); unexported, as make would expand a variable given on its command line to export it), so
+## `$(shell ...)` in a value runs nothing; quotes and spaces need no shell escaping.
+unexport DATASET PARAMS NOTEBOOKS FAST
+reproduce: export EVALKIT_MAKE_DATASET = $(value DATASET)
+reproduce: export EVALKIT_MAKE_PARAMS = $(value PARAMS)
+reproduce: export EVALKIT_MAKE_NOTEBOOKS = $(value NOTEBOOKS)
+reproduce: export EVALKIT_MAKE_FAST = $(value FAST)
 reproduce: install
-	$(BIN)/evalkit notebooks run --dataset "$$EVALKIT_MAKE_DATASET" --params "$$EVALKIT_MAKE_PARAMS" \
-		$(if $(FAST),--fast) $(NOTEBOOKS)
+	set -f; $(BIN)/evalkit notebooks run --dataset="$$EVALKIT_MAKE_DATASET" --params="$$EVALKIT_MAKE_PARAMS" \
+		$${EVALKIT_MAKE_FAST:+--fast} -- $$EVALKIT_MAKE_NOTEBOOKS
 
 ## The solutions notebooks for instructors: solutions/<notebook>_solutions.ipynb (the checkable exercises answered,
 ## from evalkit.classroom.exercises); notebooks/ stays the students' version
