@@ -368,6 +368,19 @@ def test_a_cell_that_cannot_be_checked_raises_one_line(args, context, message):
     assert caught.value._render_traceback_() == [f"ExerciseError: {message}"]  # what IPython shows instead
 
 
+@pytest.mark.parametrize("depth, shown_as", [(float("nan"), "nan (type float)"), (0, "0 (type int)"),
+                                             (2.0, "2.0 (type float)"), (10**400, "an integer of about 401 digits "
+                                                                                  "(type int)")])
+def test_a_depth_that_is_not_a_number_of_ranks_is_named(depth, shown_as):
+    from conftest import random_collection
+
+    from evalkit.classroom.exercises import ExerciseError, check
+
+    with pytest.raises(ExerciseError) as caught:
+        check("00.1", 0.5, collection=random_collection(3), depth=depth)
+    assert str(caught.value) == f"exercise 00.1: depth must be a whole number of ranks, 1 or more, got {shown_as}"
+
+
 def test_an_unknown_exercise_is_still_a_key_error():
     from evalkit.classroom.exercises import check
 
