@@ -32,7 +32,7 @@ import signal
 import sys
 import threading
 
-from evalkit.errors import TrecFormatError
+from evalkit.errors import TrecFormatError, one_line
 
 #: ``evalkit notebooks run``'s exit code when no notebook ran (every one skipped)
 NOTHING_RAN = 3
@@ -297,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except (TrecFormatError, ValueError, OSError) as exc:  # bad input or a file the kit cannot read or write
-        print(f"evalkit: error: {exc}", file=sys.stderr)
+        print(f"evalkit: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
         signum = getattr(exc, "signum", signal.SIGINT)

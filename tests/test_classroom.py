@@ -303,7 +303,8 @@ def test_carterette_findings_with_a_confident_wrong_zero_judgment_trial_and_low_
 
 def test_the_batch_takes_a_preset_for_every_notebook_and_refuses_an_unknown_one(tmp_path):
     """``evalkit notebooks run -p preset class``: the tour (the quickest notebook) through the front door, on the
-    small synthetic collection; a preset that does not exist fails the notebook with a message naming the presets."""
+    small synthetic collection; a preset that does not exist is refused before the kernel starts, naming the
+    presets the notebook declares."""
     from batch_helpers import run_cli
 
     ok = run_cli("notebooks", "run", "00_tour", "--dataset", "synthetic", "--fast", "-p", "preset", "class",
@@ -317,9 +318,10 @@ def test_the_batch_takes_a_preset_for_every_notebook_and_refuses_an_unknown_one(
     assert 'preset = "class"' in injected
     bad = run_cli("notebooks", "run", "00_tour", "--dataset", "synthetic", "--fast", "-p", "preset", "lecture",
                   "--out", tmp_path / "bad", cwd=tmp_path)
-    assert bad.returncode == 1
-    failed = (tmp_path / "bad" / "00_tour.ipynb").read_text()
-    assert "unknown preset 'lecture'" in failed and "'class', 'paper'" in failed
+    assert bad.returncode == 2 and not (tmp_path / "bad").exists()  # refused before the kernel starts
+    assert bad.stderr.strip().splitlines()[-1] == (
+        "evalkit: error: 00_tour: parameter preset = 'lecture' is not one of 'class', 'paper' (declared: one of "
+        "\"class\", \"paper\")")
 
 
 def test_log_axis_ticks_label_plotted_values_only():

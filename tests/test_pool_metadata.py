@@ -164,8 +164,8 @@ def test_collection_json_and_judged_column_must_agree(folder):
 @pytest.mark.parametrize("content, message", [
     ({"gains": {"1": 0.5, "2": 1}}, "'gains' is not supported: the kit does not use a gain map"),
     ({"judged_dept": 7}, "unknown key\\(s\\) 'judged_dept'; known:"),
-    ({"judged_depth": 0}, "'judged_depth' must be a positive integer, got 0"),
-    ({"judged_depth": "7"}, "'judged_depth' must be a positive integer, got '7'"),
+    ({"judged_depth": 0}, "'judged_depth' must be a whole number in 1..2147483647, got 0"),
+    ({"judged_depth": "7"}, "'judged_depth' must be a whole number in 1..2147483647, got '7'"),
     ({"judged_runs": "g01r1"}, "'judged_runs' must be a list of run names"),
     ({"judged_runs": ["a"], "judged_pool_priority": 1}, "give 'judged_runs' or 'judged_pool_priority', not both"),
 ])

@@ -18,7 +18,8 @@ What a batch promises:
   an interrupted batch (Ctrl-C, SIGTERM) stops the kernels, removes the staging folder and leaves the previous
   outputs as they were. The kit replaces only folders it made (:mod:`evalkit.batch.outputs`).
 * **Parameters** (``-p NAME VALUE``, ``--params "NAME=VALUE ..."``) go to the notebooks that have them
-  (:mod:`evalkit.batch.parameters`).
+  (:mod:`evalkit.batch.parameters`), each checked against the type its notebook declares for it
+  (:mod:`evalkit.batch.parameter_types`) before any kernel starts: no bad value reaches a cell.
 * Every cell has a time limit (:data:`CELL_TIMEOUT_SECONDS`, ``--cell-timeout``), so a kernel that stops
   answering fails that notebook instead of stalling the batch. Kernels talk over IPC, and what a kernel process
   writes outside its notebook goes to ``<notebook>.kernel.log`` beside it, not into the batch's progress output
@@ -42,8 +43,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from evalkit.batch.outputs import Staging, check_target, output_label, resolve_target
-from evalkit.batch.parameters import notebook_parameters, route_parameters
+from evalkit.batch.parameters import check_parameters, notebook_parameters, route_parameters
 from evalkit.batch.report_page import BATCH_RECORD, write_report
+from evalkit.errors import one_line
 
 __all__ = ["NOTEBOOK_DIR", "NOTEBOOKS_ENV", "CELL_TIMEOUT_SECONDS", "notebook_dir", "notebook_paths",
            "run_notebook", "run_notebooks", "write_report", "NotebookResult", "BatchOutcome", "BatchInterrupted",
@@ -142,11 +144,6 @@ class NotebookResult:
     plans: list = field(default_factory=list)  # the plan lines the notebook displayed (evalkit.claims.PLAN_MIME)
 
 
-def _one_line(text: str, limit: int = 400) -> str:
-    line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
 def _classify(exc: BaseException, cell_limit: int) -> tuple[str, str]:
     from papermill.exceptions import PapermillExecutionError
 
@@ -155,10 +152,10 @@ def _classify(exc: BaseException, cell_limit: int) -> tuple[str, str]:
                           "(--cell-timeout changes the limit)")
     if isinstance(exc, PapermillExecutionError):
         if exc.ename == "NeedsNotMet":
-            return "skipped", _one_line(exc.evalue, 1000)
+            return "skipped", one_line(exc.evalue, 1000)
         where = f" (cell {exc.exec_count})" if exc.exec_count else ""
-        return "failed", _one_line(f"{exc.ename}: {exc.evalue}") + where
-    return "failed", _one_line(f"{type(exc).__name__}: {exc}")
+        return "failed", one_line(f"{exc.ename}: {exc.evalue}") + where
+    return "failed", one_line(f"{type(exc).__name__}: {exc}")
 
 
 def _execute(source: Path, target: Path, dataset: str, fast: bool, kernel: str | None, applied: dict,
@@ -244,19 +241,21 @@ def resolve_dataset(dataset: str, fast: bool = False) -> str:
 def check_dataset(dataset: str, fast: bool = False) -> dict:
     """Load the dataset once, here, so a bad file stops the batch with one line before any notebook starts.
 
-    Returns facts for the report. The loader's own errors (``TrecFormatError``, ``DatasetNotFound``) pass
-    through; anything else is re-raised as :class:`DatasetCheckFailed` naming the dataset.
+    Returns facts for the report. The loader's own errors (``TrecFormatError``, ``DatasetNotFound``,
+    ``PoolMetadataError``: each names its file) pass through; anything else is re-raised as
+    :class:`DatasetCheckFailed` naming the dataset.
     """
     from evalkit.data.datasets import DatasetNotFound, load_dataset
+    from evalkit.data.folder import PoolMetadataError
     from evalkit.data.trec_files import TrecFormatError
 
     try:
         collection = load_dataset(dataset, fast=fast)
-    except (TrecFormatError, DatasetNotFound, DatasetCheckFailed):
+    except (TrecFormatError, DatasetNotFound, PoolMetadataError, DatasetCheckFailed):
         raise
     except Exception as exc:
         raise DatasetCheckFailed(f"dataset {dataset!r} could not be loaded: {type(exc).__name__}: "
-                                 f"{_one_line(exc)}") from None
+                                 f"{one_line(exc)}") from None
     facts = {"name": collection.name, "runs": int(collection.n_runs), "topics": int(collection.n_topics),
              "ranking depth": int(collection.depth)}
     try:
@@ -328,6 +327,7 @@ def run_notebooks(dataset: str = "auto", fast: bool = False, out: str | os.PathL
     paths = notebook_paths(only, notebooks)
     parameters = dict(parameters or {})
     routes = route_parameters(parameters, {p.stem: notebook_parameters(p) for p in paths})
+    check_parameters(routes, {p.stem: p for p in paths})  # every value against its declared type, before any kernel
     given_dataset, dataset = dataset, resolve_dataset(dataset, fast) if str(dataset) == "auto" else dataset
     label = output_label(dataset, fast)
     target = resolve_target(out) if out else paths[0].parent.parent / "outputs" / label

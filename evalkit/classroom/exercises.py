@@ -26,8 +26,10 @@ from typing import Any, Callable
 
 import numpy as np
 
+from evalkit.errors import listed, one_line, shown
+
 __all__ = ["Exercise", "Verdict", "EXERCISES", "check", "expected_answer", "write_solutions", "EXERCISE_TAG",
-           "ANSWER_LINE"]
+           "ANSWER_LINE", "ExerciseError", "UnknownExercise"]
 
 EXERCISE_TAG = "exercise"
 ANSWER_LINE = "answer = None"
@@ -204,42 +206,134 @@ EXERCISES: dict[str, Exercise] = {e.id: e for e in [
 # ------------------------------------------------------------------------------------------ checking
 
 
+class ExerciseError(ValueError):
+    """An exercise cell that cannot be checked as written: an unknown exercise, or objects missing or not what the
+    exercise reads. The cell fails (so a batch notices), and a notebook shows the one-line message, no traceback."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+    def _render_traceback_(self) -> list[str]:  # IPython shows these lines instead of a traceback
+        return [f"{type(self).__name__}: {self}"]
+
+
+class UnknownExercise(ExerciseError, KeyError):
+    """No exercise has this id."""
+
+
+# what each object an exercise reads must be: (test, what it should be)
+_CONTEXT = {
+    "collection": (lambda v: _is_collection(v), "the loaded collection (evalkit.load_dataset(...))"),
+    "depth": (lambda v: _whole(v), "a whole number of ranks, 1 or more"),
+    "k": (lambda v: _whole(v), "a whole number of ranks, 1 or more"),
+    "result": (lambda v: hasattr(v, "r_hat"), "the experiment's result (with its r_hat table)"),
+    "results": (lambda v: hasattr(v, "pairs"), "the experiment's results (with their pairs table)"),
+    "sample": (lambda v: hasattr(v, "table"), "the relevance sample (with its table)"),
+    "t2": (lambda v: _is_frame(v), "Table 2 as a DataFrame"),
+    "fig2": (lambda v: _is_frame(v), "Figure 2's DataFrame"),
+}
+
+
+def _is_collection(value) -> bool:
+    from evalkit.data.collection import Collection
+
+    return isinstance(value, Collection)
+
+
+def _is_frame(value) -> bool:
+    import pandas as pd
+
+    return isinstance(value, pd.DataFrame)
+
+
+def _whole(value) -> bool:
+    return (isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+            and 1 <= int(value) <= 10**9)
+
+
+def _checked_context(exercise: Exercise, context: dict) -> None:
+    """Every object the exercise's ``expected`` needs is there and is what it should be (ExerciseError if not)."""
+    import inspect
+
+    parameters = inspect.signature(exercise.expected).parameters
+    needed = [n for n, p in parameters.items() if p.default is inspect.Parameter.empty]
+    missing = [n for n in needed if n not in context]
+    unexpected = [n for n in context if n not in parameters]
+    if missing or unexpected:
+        problem = f"needs {', '.join(f'{n}=...' for n in needed)}" + (
+            f"; missing {listed(missing)}" if missing else "") + (
+            f"; does not take {listed(unexpected)}" if unexpected else "")
+        raise ExerciseError(f"exercise {exercise.id} {problem} (pass the notebook's objects, as its exercise cell "
+                            "does)")
+    for name, value in context.items():
+        test, what = _CONTEXT.get(name, (lambda v: True, ""))
+        if not test(value):
+            raise ExerciseError(f"exercise {exercise.id}: {name} must be {what}, got {_described(value)}")
+
+
+def _described(value) -> str:
+    return f"{shown(value)} (type {type(value).__name__})"
+
+
 def expected_answer(exercise_id: str, **context):
     """The right answer to ``exercise_id`` on the objects of this notebook (``context``)."""
-    return _exercise(exercise_id).expected(**context)
+    exercise = _exercise(exercise_id)
+    _checked_context(exercise, context)
+    try:
+        return exercise.expected(**context)
+    except Exception as exc:
+        raise ExerciseError(f"exercise {exercise.id}: the expected answer could not be computed from the objects "
+                            f"given ({type(exc).__name__}: {one_line(exc, 200)})") from None
 
 
 def _exercise(exercise_id: str) -> Exercise:
+    if not isinstance(exercise_id, str):
+        raise ExerciseError(f"the exercise id must be text such as '00.1', got {_described(exercise_id)}")
     if exercise_id not in EXERCISES:
-        raise KeyError(f"no exercise {exercise_id!r}; known: {', '.join(EXERCISES)}")
+        raise UnknownExercise(f"no exercise {shown(exercise_id)}; known: {listed(EXERCISES)}")
     return EXERCISES[exercise_id]
 
 
 def _as_number(value):
+    """``(number, None)``, or ``(None, why)`` when ``value`` is not one finite real number."""
+    if isinstance(value, (bool, np.bool_)):
+        return None, f"expected a number, got {bool(value)!r} (True and False are not numbers here)"
+    if isinstance(value, (int, np.integer)) and abs(int(value)) > 10**300:
+        return None, f"expected a number of a sensible size, got {shown(value)}"
     try:
-        number = float(np.asarray(value).item())
-    except (TypeError, ValueError):
-        return None
-    return number
+        array = np.asarray(value)
+        if array.dtype == object or array.dtype.kind not in "iufU" or array.size != 1:
+            raise TypeError
+        number = float(array.item())  # "0.5" as text is read as the number it spells
+    except (TypeError, ValueError, OverflowError):
+        return None, f"expected a number, got {_described(value)}"
+    if not math.isfinite(number):
+        return None, f"expected a finite number, got {number!r}"
+    return number, None
 
 
 def _compare(exercise: Exercise, answer, expected) -> tuple[bool, str]:
     if exercise.kind == "number":
-        got, want = _as_number(answer), _as_number(expected)
+        got, why = _as_number(answer)
         if got is None:
-            return False, f"expected a number, got {answer!r}"
-        if want is None or math.isnan(want):
+            return False, why
+        want, _ = _as_number(expected)
+        if want is None:
             return False, "the expected value is not a number on this collection (too small?): nothing to check"
         allowed = exercise.tolerance * (abs(want) if exercise.relative else 1.0)
         close = abs(got - want) <= allowed + 1e-12
-        shown = f"{want:.4g}" if exercise.tolerance else f"{want:g}"
-        return close, (f"{got:.4g} is within {allowed:.2g} of {shown}" if close else
+        shown_want = f"{want:.4g}" if exercise.tolerance else f"{want:g}"
+        return close, (f"{got:.4g} is within {allowed:.2g} of {shown_want}" if close else
                        f"{got:.4g} is {'above' if got > want else 'below'} the expected value"
                        + (f" by more than {allowed:.2g}" if allowed else ""))
     if exercise.kind == "text":
+        if not isinstance(answer, (str, np.str_)):
+            return False, f"expected a name (text), got {_described(answer)}"
         right = str(answer).strip().lower() == str(expected).strip().lower()
-        return right, f"{answer!r}" + (" is right" if right else " is not the answer")
+        return right, f"{shown(answer)}" + (" is right" if right else " is not the answer")
     if exercise.kind == "set":
+        if isinstance(answer, (str, bytes)) or not hasattr(answer, "__iter__"):
+            return False, f"expected a list of names, got {_described(answer)}"
         got = {str(a).strip().lower() for a in answer}
         want = {str(e).strip().lower() for e in expected}
         missing, extra = len(want - got), len(got - want)
@@ -251,13 +345,17 @@ def _compare(exercise: Exercise, answer, expected) -> tuple[bool, str]:
 def check(exercise_id: str, answer, **context) -> Verdict:
     """Check ``answer`` to exercise ``exercise_id``; ``context``: the notebook objects the exercise reads (the
     exercise cell passes them). Returns a :class:`Verdict` (shown as the cell's result when it is the last line;
-    ``print()`` it elsewhere): right, wrong with a hint, or not answered yet (``answer`` is None; nothing fails)."""
+    ``print()`` it elsewhere): right, wrong with a hint, or not answered yet (``answer`` is None; nothing fails).
+    An answer of the wrong kind (text for a number, True, nan, 10**400, a list) is a wrong answer saying so. An
+    unknown exercise, or objects missing or not what the exercise reads, raise :class:`ExerciseError` (one line,
+    no traceback in a notebook)."""
     exercise = _exercise(exercise_id)
+    _checked_context(exercise, context)
     if answer is None:
         verdict = Verdict(exercise_id, None, f"Exercise {exercise_id}: not answered yet. Set `answer` to "
                                              f"{exercise.question} and run the cell again.")
     else:
-        right, detail = _compare(exercise, answer, exercise.expected(**context))
+        right, detail = _compare(exercise, answer, expected_answer(exercise_id, **context))
         if right:
             verdict = Verdict(exercise_id, True, f"Exercise {exercise_id}: right ({detail}).")
         else:

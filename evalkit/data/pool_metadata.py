@@ -49,6 +49,7 @@ import pandas as pd
 
 from evalkit.data.collection import Collection
 from evalkit.data.folder import CollectionFile, PoolMetadataError
+from evalkit.errors import listed
 from evalkit.data.pools import (
     JUDGED_DEPTH,
     complete_depths,
@@ -80,9 +81,8 @@ def _judged_from_table(table_judged: pd.Series | None, names: np.ndarray, table_
         return None
     missing = [r for r in names if r not in table_judged.index]
     if missing:
-        raise PoolMetadataError(f"{table_path}: column 'judged' has no row for run(s) {', '.join(missing[:10])}"
-                                + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
-                                + "; every run needs a value")
+        raise PoolMetadataError(f"{table_path}: column 'judged' has no row for run(s) {listed(missing)}; every run "
+                                "needs a value")
     return table_judged.reindex(names)
 
 
@@ -104,14 +104,13 @@ def resolve_pool_metadata(collection: Collection, given: CollectionFile | None =
     if table_judged is not None:
         unknown = [r for r in table_judged.index if r not in known]
         if unknown:
-            raise PoolMetadataError(f"{table_path}: column 'judged' names run(s) not in runs/: "
-                                    f"{', '.join(map(str, unknown[:10]))}")
+            raise PoolMetadataError(f"{table_path}: column 'judged' names run(s) not in runs/: {listed(unknown)}")
     from_table = _judged_from_table(table_judged, names, table_path)
     from_file = None
     if given.judged_runs is not None:
         unknown = [r for r in given.judged_runs if r not in known]
         if unknown:
-            raise PoolMetadataError(f"{given.path}: 'judged_runs' names run(s) not in runs/: {', '.join(unknown)}")
+            raise PoolMetadataError(f"{given.path}: 'judged_runs' names run(s) not in runs/: {listed(unknown)}")
         from_file = pd.Series(np.isin(names, list(given.judged_runs)), index=names)
     has_priority = "pool_priority" in collection.runs_info and collection.runs_info["pool_priority"].notna().any()
 
@@ -124,7 +123,7 @@ def resolve_pool_metadata(collection: Collection, given: CollectionFile | None =
             if len(differ):
                 raise PoolMetadataError(
                     f"{given.path} ('judged_runs') and {table_path} (column 'judged') disagree on run(s) "
-                    f"{', '.join(map(str, differ[:10]))}; make them agree or keep one")
+                    f"{listed(differ)}; make them agree or keep one")
             meta["judged_runs_rule"] += f" (and {Path(table_path).name} column 'judged', which agrees)"
     elif from_table is not None:
         judged = from_table.to_numpy(bool)
@@ -155,6 +154,11 @@ def resolve_pool_metadata(collection: Collection, given: CollectionFile | None =
     meta["n_judged"] = int(judged.sum())
 
     if given.judged_depth is not None:
+        if given.judged_depth > collection.depth:
+            raise PoolMetadataError(
+                f"{given.path}: 'judged_depth' {given.judged_depth} is deeper than the runs go (they rank at most "
+                f"{collection.depth} documents a topic): no pool of these runs reaches it; give the depth the "
+                "judges went to, at most " + str(collection.depth))
         meta["judged_depth"] = int(given.judged_depth)
         meta["judged_depth_source"] = given.file_name
         meta["judged_depth_rule"] = f"{given.file_name} 'judged_depth'"

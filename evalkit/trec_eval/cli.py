@@ -20,7 +20,7 @@ import gc
 import os
 import sys
 
-from evalkit.errors import TrecFormatError
+from evalkit.errors import TrecFormatError, one_line, shown
 from evalkit.trec_eval.names import (
     UnknownMeasure,
     cutoff_values,
@@ -73,6 +73,7 @@ def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10
     from evalkit.trec_eval.rankings import rank, read_qrels, read_run
 
     ties = ties or ("float64" if version == "10.0" else "float32")
+    max_docs, relevance_level, num_docs_in_coll = _checked_counts(max_docs, relevance_level, num_docs_in_coll)
     selection = select(list(measures) or ["official"], version)
     _check_parameters(selection)
     arrow_read = qrels_table = None
@@ -139,6 +140,25 @@ def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10
     return "".join(blocks)
 
 
+def _checked_counts(max_docs, relevance_level, num_docs_in_coll) -> tuple:
+    """The command line's rules for -M, -l and -N (:func:`evalkit.trec_eval.options._check_counts`) for callers
+    of :func:`evaluate_files`; ValueError names the argument."""
+    from types import SimpleNamespace
+
+    from evalkit.trec_eval.options import _check_counts
+
+    for name, value in (("max_docs", max_docs), ("relevance_level", relevance_level),
+                        ("num_docs_in_coll", num_docs_in_coll)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ValueError(f"{name} must be an integer, got {shown(value)}")
+    args = SimpleNamespace(M=max_docs, l=relevance_level, N=num_docs_in_coll)
+    try:
+        _check_counts(args)
+    except UsageError as exc:
+        raise ValueError(str(exc)) from None
+    return args.M, args.l, args.N
+
+
 class NoTopics(Exception):
     """trec_eval exits 7: no topic with both results and judgments."""
 
@@ -165,16 +185,16 @@ def main(argv: list[str] | None = None, prog: str = "trec_eval") -> int:
                               relevance_level=args.l, max_docs=args.M, judged_only=args.J,
                               num_docs_in_coll=args.N)
     except UnknownMeasure as exc:
-        print(f"trec_eval: {exc}", file=sys.stderr)
+        print(f"trec_eval: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except TrecFormatError as exc:
-        print(f"trec_eval: error: {exc}", file=sys.stderr)
+        print(f"trec_eval: error: {one_line(exc)}", file=sys.stderr)
         return EXIT_INPUT
     except NoTopics as exc:
-        print(f"trec_eval: No queries with both results and relevance info ({exc})", file=sys.stderr)
+        print(f"trec_eval: No queries with both results and relevance info ({one_line(exc)})", file=sys.stderr)
         return EXIT_NO_TOPICS
     except ValueError as exc:
-        print(f"trec_eval: Can't calculate measure: {exc}", file=sys.stderr)
+        print(f"trec_eval: Can't calculate measure: {one_line(exc)}", file=sys.stderr)
         return EXIT_MEASURE
     try:
         sys.stdout.write(text)

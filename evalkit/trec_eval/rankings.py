@@ -23,13 +23,14 @@ the line), a NUL byte. Blank qrels lines are skipped (trec_eval refuses them).
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass
 
 import numpy as np
 
 from evalkit.data.ordering import segment_then_descending, word_ranks
-from evalkit.errors import TrecFormatError
+from evalkit.errors import TrecFormatError, shown
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
@@ -37,6 +38,9 @@ RELVALUE_NONPOOL = -1  # retrieved, not in the qrels (trec_eval.h)
 RELVALUE_UNJUDGED = -2  # in the qrels with a negative relevance: pooled, not judged
 PAD = np.iinfo(np.int64).min  # past the end of a topic's ranking: below every code and every relevance
 TIE_MODES = ("float64", "float32")
+LEVEL_CELLS = 1 << 20  # topics x (highest grade + 1): trec_eval's per-grade counts (rel_levels), kept dense
+GRADE_MIN = -(2**31) + 2  # as evalkit.data.trec_files.GRADE_MIN: any lower grade is refused by name
+_DECIMAL = re.compile(rb"[+-]?[0-9]+")
 _WHITESPACE = np.zeros(256, bool)
 _WHITESPACE[[9, 10, 11, 12, 13, 32]] = True  # C isspace
 
@@ -132,13 +136,28 @@ def _fields(name: str, data: bytes, width: int, exact: bool, what: str,
 
 
 def _bad_number(name: str, texts: list, numbers: np.ndarray, parse, what: str):
+    """Raise the error naming the first field numpy could not convert: not a number, or an integer beyond C long."""
     for text, number in zip(texts, numbers.tolist()):
         try:
-            parse(text)
+            value = parse(text)
+            if parse is int and not (_DECIMAL.fullmatch(text) and -(2**63) <= value < 2**63):
+                raise ValueError
         except (ValueError, OverflowError):
-            raise TrecFormatError(name, int(number), f"{what} {text.decode(errors='replace')!r} is not a number"
-                                  ) from None
+            token = shown(text.decode(errors="replace"))
+            problem = "is out of range" if parse is int and _DECIMAL.fullmatch(text) else "is not a number"
+            raise TrecFormatError(name, int(number), f"{what} {token} {problem}") from None
     raise TrecFormatError(name, None, f"unreadable {what}")
+
+
+def _refuse_underscores(name: str, texts: list, numbers: np.ndarray, what: str) -> None:
+    """Python and numpy read ``1_0`` as 10; trec_eval's atof/atol read 1: such a field is refused by line."""
+    if b"_" not in b"".join(texts):
+        return
+    for text, number in zip(texts, numbers.tolist()):
+        if b"_" in text:
+            raise TrecFormatError(name, int(number), f"{what} {shown(text.decode(errors='replace'))} is not a "
+                                                     "number (digits grouped by '_': trec_eval would read the part "
+                                                     "before the first '_')")
 
 
 @dataclass
@@ -176,6 +195,10 @@ def read_qrels(path: os.PathLike | str) -> Qrels:
         grades = np.array(rel_text).astype(np.int64)
     except (ValueError, OverflowError):
         _bad_number(name, rel_text, numbers, int, "relevance")
+    _refuse_underscores(name, rel_text, numbers, "relevance")
+    if len(grades) and grades.min() < GRADE_MIN:  # -2**63 and the like: beyond C long, or the internal codes
+        row = int(np.argmin(grades))
+        raise TrecFormatError(name, int(numbers[row]), f"relevance {int(grades[row])} is below {GRADE_MIN}")
     topics, topic_ids = _topic_ids(qids)
     stored = np.where(grades >= 0, grades, RELVALUE_UNJUDGED).tolist()
     by_topic = np.argsort(topic_ids, kind="stable")
@@ -195,6 +218,12 @@ def read_qrels(path: os.PathLike | str) -> Qrels:
             seen[t, d] = row
     ok = grades >= 0
     max_grade = int(grades.max()) if ok.any() else 0
+    if (max_grade + 1) * len(topics) > LEVEL_CELLS:
+        row = int(np.argmax(grades))
+        most = LEVEL_CELLS // len(topics) - 1
+        raise TrecFormatError(name, int(numbers[row]), f"relevance {max_grade} is too high: trec_eval counts the "
+                              f"documents of every grade 0..{max_grade} on each of the {len(topics)} topics, and "
+                              f"the kit takes grades up to {most} on this many topics")
     levels = np.zeros((len(topics), max_grade + 1), np.int64)
     np.add.at(levels, (topic_ids[ok], grades[ok]), 1)
     return Qrels(name, topics, judged, levels, int((grades > 0).sum()))
@@ -220,6 +249,7 @@ def read_run(path: os.PathLike | str) -> RunFile:
         scores = np.array([float(x) for x in sims], np.float64)
     except ValueError:
         _bad_number(name, sims, numbers, float, "score")
+    _refuse_underscores(name, sims, numbers, "score")
     return RunFile(name, qids, docnos, scores, runids[-1].decode(errors="replace"), numbers)
 
 
