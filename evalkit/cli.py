@@ -21,6 +21,10 @@
     the judgment-budget planner (:mod:`evalkit.planning`): for each judging design (pools, uniform and
     stratified samples, shallow pools with estimated deep scores), the topics a requirement needs on the
     collection's variance, what they cost, the cheapest design, and with a budget the most power it buys.
+``evalkit collection suggest DIR [--dry-run]``
+    show the ``collection.json`` a dataset folder's own evidence supports (the judged depth where the number of
+    completely judged runs drops most; ``judged_pool_priority`` when runs_table.tsv's pool_priority matches the
+    runs judged in the data), then write it; exits 1 without writing when the folder has a collection file.
 ``evalkit report --out DIR``
     rebuild the HTML report from executed notebooks already in DIR.
 """
@@ -182,6 +186,38 @@ def _plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def _collection_suggest(args: argparse.Namespace) -> int:
+    """Show the pool metadata a dataset folder's own evidence supports, then write it to its collection.json (never
+    over a collection file that exists: that one is the reviewer's own)."""
+    import json
+    from pathlib import Path
+
+    from evalkit.data.datasets import load_directory
+    from evalkit.data.folder import COLLECTION_FILES, DatasetNotFound
+    from evalkit.data.pool_metadata import suggest
+    from evalkit.data.trec_files import atomic_write
+
+    directory = Path(args.directory).expanduser()
+    existing = [directory / name for name in COLLECTION_FILES if (directory / name).exists()]
+    collection = load_directory(directory, cache=False)
+    proposed = suggest(collection)
+    if not proposed:
+        raise DatasetNotFound(f"{directory}: no run has even its first document judged on every topic, so the data "
+                              "suggest no pool; say which runs were judged in runs_table.tsv (column 'judged')")
+    text = json.dumps(proposed["collection.json"], indent=1) + "\n"
+    print(f"{directory}: {proposed['why']}.")
+    print(f"collection.json:\n{text}", end="")
+    if existing:
+        print(f"not written: {existing[0]} exists (the kit never replaces it); compare and edit it yourself")
+        return 1
+    if args.dry_run:
+        print("not written (--dry-run)")
+        return 0
+    atomic_write(directory / "collection.json", text.encode("utf-8"))
+    print(f"written: {directory / 'collection.json'}")
+    return 0
+
+
 def _report(args: argparse.Namespace) -> int:
     from evalkit.batch.report_page import write_report
 
@@ -259,6 +295,14 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--replicates", type=int, default=5, help="draws of each sampled design (default 5)")
     pl.add_argument("--seed", type=int, default=0, help="seed of the sampled designs' draws (default 0)")
     pl.set_defaults(func=_plan)
+
+    co = commands.add_parser("collection", help="a dataset folder's pool metadata")
+    co_commands = co.add_subparsers(dest="action", required=True)
+    sg = co_commands.add_parser("suggest", help="show the collection.json the folder's own evidence supports, then "
+                                                "write it (never over an existing one)")
+    sg.add_argument("directory", help="the dataset folder (runs/, a qrels file, optional runs_table.tsv)")
+    sg.add_argument("--dry-run", action="store_true", help="show it only")
+    sg.set_defaults(func=_collection_suggest)
 
     rp = commands.add_parser("report", help="rebuild the HTML report of executed notebooks")
     rp.add_argument("--out", required=True)
