@@ -286,6 +286,33 @@ def test_at_depth_8_the_merged_pair_is_degenerate_only_for_claims_about_both(tmp
     assert degenerate_reason(plan, ["pool25"]) == ""
 
 
+def test_a_sampled_design_drawn_at_rate_1_is_degenerate(tmp_path):
+    """collection.json says depth 40 but the qrels were judged to 7: the sampled strata's pooled documents are
+    mostly unjudged, Voorhees' rule raises the rate to 1 and takes every judged one: nothing is sampled."""
+    folder = write_collection(tmp_path / "deep", "shallow", n_runs=40, depth=60)
+    meta = json.loads((folder / "collection.json").read_text())
+    (folder / "collection.json").write_text(json.dumps({**meta, "judged_depth": 40}))
+    collection = evalkit.load_dataset(str(folder))
+    plan = v.plan(collection)
+    from evalkit.papers.voorhees2014.plan import sampling_check
+
+    check = sampling_check(collection, plan.strategies, 2014).set_index("strategy")
+    assert check.loc["1stratum", "at rate 1"] == pytest.approx(1.0)
+    assert check.loc["1stratum", "judged in base"] < 0.5
+    assert "1stratum" in plan.degenerate and "drawn at rate 1 for 100% of their pooled documents" in str(plan)
+    assert "to the depth the qrels were judged to" in str(plan)
+    # on the shallow collection as written every pooled document is judged: the rate used is the target rate
+    assert not any("rate 1" in text for text in v.plan(evalkit.load_dataset(str(write_collection(
+        tmp_path / "ok", "shallow", n_runs=40, depth=50)))).degenerate.values())
+
+
+def test_the_plan_line_says_the_rates_are_reconstructed(shallow):
+    line = str(v.plan(shallow))
+    assert "the sampling rates of 1stratum, 2strata, 3strata are the kit's reconstruction" in line
+    assert "the paper's settings" not in line
+    assert "reconstruction" not in str(v.plan(shallow, ["pool15", "pool25"]))
+
+
 # ------------------------------------------------------------------------------------- rules on fixtures
 
 

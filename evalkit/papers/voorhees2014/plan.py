@@ -7,6 +7,7 @@ import math
 import numbers
 from typing import Sequence
 
+import numpy as np
 import pandas as pd
 
 from evalkit.claims.rules import MARGINS
@@ -29,6 +30,8 @@ from evalkit.papers.voorhees2014.presets import DEFAULT_RATE_FACTORS, PRESETS
 #: relative distance of the paper's share of depth 100 (the rules' "much" on the relative scale: a boundary moved
 #: by more than 25% of its share is much moved)
 RATIO_TOLERANCE = MARGINS["much"]["relative"]
+#: the presets whose sampling rates the kit reconstructed (the pools' rate 1 and medical2012's rates are the paper's)
+RECONSTRUCTED_RATES = ("1stratum", "2strata", "3strata")
 #: the largest factor of :func:`~evalkit.papers.voorhees2014.sensitivity.rate_sensitivity` (beyond it the
 #: reconstructed rates all reach 1 and the strategies become pools)
 MAX_RATE_FACTOR = 10.0
@@ -188,6 +191,55 @@ def _mark_scaling(plan: Plan, check: pd.DataFrame, judged: int, names: Sequence[
                         mark(key, f"{a}'s rank {pa} and {b}'s rank {pb} both became rank {scaled} of {judged}")
 
 
+#: a sampled design is degenerate when more than this share of its sampled strata's pooled documents lie in
+#: (topic, stratum) cells drawn at rate 1 (the base qrels judge too few of them for the target rate)
+WHOLE_SHARE = 0.5
+
+
+def sampling_check(collection: Collection, strategies: Sequence[Strategy], seed: int) -> pd.DataFrame:
+    """Do the sampled strategies sample? Per strategy with a stratum rate below 1: its sample from the half of the
+    judged runs of the experiment's first trial (:func:`evalkit.judging.stratified_sampling.sample`), and of the
+    pooled documents of its sampled strata, the share the base qrels judge and the share lying in (topic,
+    stratum) cells drawn at rate 1 (Voorhees' rule raises the rate to ``target * N / J``, capped at 1: where the
+    base judges fewer documents than the target asks for, every judged one is taken and nothing is sampled)."""
+    from evalkit.judging.stratified_sampling import sample
+    from evalkit.parallel import trial_seeds
+    from evalkit.papers.needs import judged_mask
+    from evalkit.papers.voorhees2014.experiment import split_judged_runs, strategy_seed
+
+    first = trial_seeds(seed, 1)[0]
+    half = split_judged_runs(np.flatnonzero(judged_mask(collection)), first)
+    rows = []
+    for strategy in strategies:
+        if all(s.rate >= 1.0 for s in strategy.strata):
+            continue
+        table = sample(collection, strategy, runs=half, seed=strategy_seed(first, strategy)).table
+        part = table[table["target_rate"] < 1.0]
+        pooled = float(part["pooled"].sum())
+        whole = float(part.loc[part["rate_used"] >= 1.0 - 1e-12, "pooled"].sum())
+        rows.append({"strategy": strategy.name, "pooled": int(pooled),
+                     "judged in base": float(part["judged_in_base"].sum()) / pooled if pooled else float("nan"),
+                     "at rate 1": whole / pooled if pooled else float("nan")})
+    return pd.DataFrame(rows, columns=["strategy", "pooled", "judged in base", "at rate 1"])
+
+
+def _mark_sampling(plan: Plan, collection: Collection, seed: int) -> None:
+    """Mark the sampled strategies that do not sample on this collection (:func:`sampling_check`). Skipped when
+    the qrels judge the whole pool of the judged runs to the judged depth (the load's ``pool_coverage``): then the
+    rate used is the target rate."""
+    coverage = collection.metadata.get("pool_coverage")
+    if coverage is not None and math.isfinite(coverage) and coverage >= 1.0 - 1e-9:
+        return
+    check = sampling_check(collection, plan["strategies"], seed)
+    restore = ["set \"judged_depth\" in collection.json to the depth the qrels were judged to"]
+    for row in check[check["at rate 1"] > WHOLE_SHARE].to_dict("records"):
+        if row["strategy"] not in plan.degenerate:
+            plan.mark_degenerate(row["strategy"], f"{row['strategy']}'s sampled strata are drawn at rate 1 for "
+                                                  f"{row['at rate 1']:.0%} of their pooled documents: the qrels "
+                                                  f"judge {row['judged in base']:.0%} of them",
+                                 restore.pop() if restore else "")
+
+
 def degenerate_reason(plan: Plan | None, names: Sequence[str]) -> str:
     """``"degenerate (...)"`` for a claim about the strategies ``names`` when the scaling did not keep the paper's
     ratios for one of them or merged two of them (:func:`scaling_check`), else ``""``."""
@@ -216,8 +268,9 @@ def plan(collection: Collection, strategies: Sequence[str | Strategy] = DEFAULT_
     (:func:`evalkit.judging.stratified_sampling.scale_strategy`; e.g. at depth 7, 2strata becomes [1-1]@1 +
     [2-7]@0.15), a preset with more strata than judged ranks is dropped, and the note says so. Where the rounding
     does not keep the paper's ratios (:func:`scaling_check`), the plan marks the strategies (or pairs) degenerate:
-    the claims about them read ``not rated: degenerate (...)``. A strategy the user wrote (a Strategy or strategy
-    text) is checked, not changed. The plan line says what was scaled (from what, to what) and which values the
+    the claims about them read ``not rated: degenerate (...)``; so are the sampled strategies that do not sample
+    here (:func:`sampling_check`: the qrels judge too little of their pool, so the rate used is 1). A strategy the
+    user wrote (a Strategy or strategy text) is checked, not changed. The plan line says what was scaled (from what, to what) and which values the
     user set.
 
     Parameters of the plan: ``strategies`` (Strategy objects), ``judged_depth``, ``trials``, ``rate_factors``
@@ -271,6 +324,11 @@ def plan(collection: Collection, strategies: Sequence[str | Strategy] = DEFAULT_
             "the pools were deeper.")
     if k < 4:
         notes.append(f"each trial pools from {k // 2} of the {k} judged runs")
+    rebuilt = [n for n in presets if n in RECONSTRUCTED_RATES]
+    if rebuilt:
+        notes.append(f"the sampling rates of {', '.join(rebuilt)} are the kit's reconstruction (the paper's are cut "
+                     "off in our copy; the sensitivity sweep multiplies them by "
+                     + ", ".join(f"{f:g}" for f in factors if f != 1.0) + ")")
     if [f for f in factors if f != 1.0] != list(DEFAULT_RATE_FACTORS):
         notes.append("rate factors of the sensitivity sweep set by you: " + ", ".join(f"{f:g}" for f in factors))
     example = [scale_depth(5, judged), max(scale_depth(60, judged), scale_depth(5, judged) + 1)]
@@ -288,4 +346,5 @@ def plan(collection: Collection, strategies: Sequence[str | Strategy] = DEFAULT_
     if judged < REFERENCE_DEPTH:
         _mark_scaling(result, scaling_check(judged, scaled_names), judged,
                       [n for n in scaled_names if n in PAPER_STRATEGIES] or scaled_names)
+    _mark_sampling(result, collection, seed)
     return result

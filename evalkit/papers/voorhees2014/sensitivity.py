@@ -19,9 +19,10 @@ from evalkit.judging.stratified_sampling import Strategy, Stratum
 from evalkit.papers.voorhees2014.claims import claims
 from evalkit.papers.voorhees2014.experiment import Gold, Voorhees2014Result, run_experiment
 from evalkit.papers.voorhees2014.paper import PAPER_STRATEGIES
+from evalkit.papers.voorhees2014.plan import RECONSTRUCTED_RATES
 
 #: the strategies whose rates the kit reconstructed (the others' rates are the paper's)
-RECONSTRUCTED = ("1stratum", "2strata", "3strata")
+RECONSTRUCTED = RECONSTRUCTED_RATES
 
 
 def scale_rates(strategy: Strategy, factor: float) -> Strategy:
