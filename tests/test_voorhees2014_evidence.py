@@ -456,6 +456,11 @@ def test_the_sweep_reruns_only_the_sampled_strategies_and_matches_a_full_run(syn
         pd.testing.assert_frame_equal(getattr(merged, key), getattr(full, key))
     sweep = v.rate_sensitivity(gold, base, [0.67, 1.5], scheduler="serial")
     assert list(sweep.columns) == ["rates x0.67", "rates x1", "rates x1.5", "survives"]
+    from evalkit.papers.voorhees2014.sensitivity import short_verdict
+
+    # the sweep's one experiment (the scaled strategies renamed, split by factor) rates as a full run at x1.5 does
+    expected = grade_frame(claims_frame(v.claims(full))).set_index("claim")["verdict"].map(short_verdict)
+    pd.testing.assert_series_equal(sweep.loc[expected.index, "rates x1.5"], expected, check_names=False)
     sizes = sweep.loc["1stratum: judgments/topic"]
     assert int(sizes["rates x0.67"]) < int(sizes["rates x1"]) < int(sizes["rates x1.5"])
     claims_rows = sweep[~sweep.index.str.contains("judgments/topic")]

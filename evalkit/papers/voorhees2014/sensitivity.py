@@ -69,14 +69,19 @@ def rate_sensitivity(gold: Gold, result: Voorhees2014Result, factors: Sequence[f
     factors = sorted({float(f) for f in factors} | {1.0})
     base = _subset(result, [s.name for s in result.strategies if s.name in PAPER_STRATEGIES])
     rerun = [s for s in base.strategies if s.name in RECONSTRUCTED]
+    swept = [f for f in factors if f != 1.0] if rerun else []
+    # one experiment for every factor: the scaled strategies under names of their own (a strategy's sample
+    # depends only on the trial and its strata, so the names change no number), split by factor afterwards
+    tagged = {(s.name, f): Strategy(f"{s.name} x{f:g}", scale_rates(s, f).strata) for f in swept for s in rerun}
+    extra = run_experiment(gold, list(tagged.values()), trials=result.trials, seed=result.seed,
+                           scheduler=scheduler, n_jobs=n_jobs, progress=progress,
+                           desc="rates " + ", ".join(f"x{f:g}" for f in swept)) if tagged else None
     verdicts, sizes = {}, {}
     for factor in factors:
         run = base
-        if factor != 1.0 and rerun:
-            extra = run_experiment(gold, [scale_rates(s, factor) for s in rerun], trials=result.trials,
-                                   seed=result.seed, scheduler=scheduler, n_jobs=n_jobs, progress=progress,
-                                   desc=f"rates x{factor:g}")
-            run = _merged(base, extra)
+        if factor in swept:
+            names = {tagged[(s.name, factor)].name: s.name for s in rerun}
+            run = _merged(base, _renamed(_subset(extra, list(names)), names))
         label = f"rates x{factor:g}"
         graded = grade_frame(claims_frame(claims(run, plan)))
         verdicts[label] = graded.set_index("claim")["verdict"]
@@ -108,6 +113,18 @@ def _survives(row: pd.Series) -> str:
         return "yes"
     decided = row[~row.str.startswith(("not rated", "withheld", "inconclusive", "direction only: inconclusive"))]
     return "no" if decided.nunique() > 1 else "yes where decided"
+
+
+def _renamed(result: Voorhees2014Result, names: dict) -> Voorhees2014Result:
+    """``result`` with its strategies renamed (``names``: old -> new)."""
+    strategies = tuple(Strategy(names.get(s.name, s.name), s.strata) for s in result.strategies)
+    order = pd.CategoricalDtype([s.name for s in strategies], ordered=True)
+    frames = {}
+    for key in ("sizes", "pairs", "r_hat", "correlation"):
+        frame = getattr(result, key).copy()
+        frame["strategy"] = frame["strategy"].astype(str).map(lambda n: names.get(n, n)).astype(order)
+        frames[key] = frame
+    return replace(result, strategies=strategies, **frames)
 
 
 def _subset(result: Voorhees2014Result, names: Sequence[str]) -> Voorhees2014Result:
