@@ -100,7 +100,8 @@ def run(repeat: int = 5, trials: int = 50) -> list[Result]:
         f"Voorhees 2014 rate sweep (x{', x'.join(f'{f:g}' for f in DEFAULT_RATE_FACTORS)}) at the class preset's "
         f"{class_trials} trials", sweep_t, experiment_t, f"the {class_trials}-trial experiment it re-rates",
         ">= 0.8x (no slower than 1.25 experiments)", experiment_t / sweep_t >= 0.8,
-        f"3 of 6 strategies re-run per factor, claims graded per factor; load average {load:.1f} when it started"))
+        f"the 3 reconstructed strategies at every factor in one experiment, claims graded per factor; load average "
+        f"{load:.1f} when it started"))
 
     # (b) 129 runs, xinfAP + infNDCG, one sampled qrels (2strata from a half of the judged runs)
     half = v.split_judged_runs(np.flatnonzero(collection.judged_runs), 1)
