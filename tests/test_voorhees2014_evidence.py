@@ -317,7 +317,7 @@ def test_the_plan_line_says_the_rates_are_reconstructed(shallow):
 
 
 def fake_result(accuracy: dict, trials: int = 50, seed: int = 3, correlation: dict | None = None,
-                sizes: dict | None = None, noise: float = 0.002) -> Voorhees2014Result:
+                sizes: dict | None = None, noise: float = 0.002, n_runs: int = 129) -> Voorhees2014Result:
     """A result whose per-trial accuracies are ``accuracy[(strategy, measure)]`` plus N(0, noise) (the same draw
     for every strategy of a trial plus its own, as paired trials are), with R̂ correlations and sizes per
     strategy: a fixture whose verdicts are known."""
@@ -357,7 +357,7 @@ def fake_result(accuracy: dict, trials: int = 50, seed: int = 3, correlation: di
     return Voorhees2014Result("trec8", strategies, measures, trials, seed, 0.05, frame(size_rows), pairs,
                               frame(r_rows), frame(c_rows),
                               pd.DataFrame({"trial": range(trials), "seed": range(trials), "runs": ""}),
-                              pd.Series(gold_r, index=pd.Index(topics, name="topic"), name="R"))
+                              pd.Series(gold_r, index=pd.Index(topics, name="topic"), name="R"), n_runs=n_runs)
 
 
 #: the TREC-8 means of the paper preset (50 trials): MAP, NDCG, P(10)
@@ -418,6 +418,10 @@ def test_a_difference_inside_the_trial_spread_is_inconclusive_at_paper_size_and_
     assert "straddles its threshold; the paper's 50 trials decide" in row["verdict"]
     # a claim whose parts are all clear keeps its verdict at class size
     assert small.loc["Table 2: 1stratum is consistently the worst for NDCG and P(10)", "verdict"] == "yes"
+    # on a collection too small for any verdict the claim is withheld, whatever the trials
+    tiny = grade_frame(claims_frame(v.claims(fake_result(_accuracy(tied), trials=10, noise=0.01, n_runs=3))),
+                       {"name": "trec8", "n_runs": 3, "n_topics": 30}).set_index("claim")
+    assert tiny.loc["Table 2 (TREC-8): a clear dependency on the pool depth", "verdict"] == "withheld: 3 runs (< 10)"
 
 
 def test_the_claims_of_the_synthetic_run_are_rated_on_their_intervals(synthetic_result):

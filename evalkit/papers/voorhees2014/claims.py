@@ -102,10 +102,14 @@ def _rating(parts: list[Part], every: bool) -> rules.Rating:
     return rules.Rating(combined.agrees, "; ".join(p.text() for p in parts) + f" ({how})", combined.rule)
 
 
-def _class_size(parts: list[Part], trials: int) -> str:
+def _class_size(parts: list[Part], result: Voorhees2014Result) -> str:
     """``not_rated`` for a claim rated on fewer trials than the paper's with a part whose interval straddles its
-    threshold, else ``""``."""
-    if trials >= PAPER_TRIALS:
+    threshold, else ``""``; also ``""`` on a collection too small for any verdict (the grading withholds it, at any
+    number of trials: :data:`evalkit.claims.grading.MIN_RUNS`, ``MIN_TOPICS``)."""
+    from evalkit.claims.grading import MIN_RUNS, MIN_TOPICS
+
+    trials = result.trials
+    if trials >= PAPER_TRIALS or 0 < result.n_runs < MIN_RUNS or len(result.gold_R) < MIN_TOPICS:
         return ""
     open_parts = [p for p in parts if p.rating.agrees == "inconclusive"]
     if not open_parts:
@@ -138,7 +142,7 @@ class _Claims:
         from evalkit.claims import Claim
 
         rating = _rating(parts, every)
-        not_rated = degenerate_reason(self.plan, names) or _class_size(parts, self.result.trials)
+        not_rated = degenerate_reason(self.plan, names) or _class_size(parts, self.result)
         self.rows.append(Claim(PAPER, claim, paper_value, kit_value, self.result.dataset, note=note, kind=kind,
                                not_rated=not_rated, **rating.fields()))
 

@@ -233,7 +233,7 @@ class Voorhees2014Result:
     five category counts, n_pairs, accuracy, and for MAP and NDCG what R̂'s error does (NaN for P(10), which does
     not use R̂; :func:`evaluate_strategy`): "accuracy with gold R" and "score shift with gold R". ``r_hat``:
     trial, strategy, topic, r_hat, gold_R. ``correlation``: trial, strategy, pearson (R̂ vs R). ``splits``: trial,
-    seed, runs (names of the half pooled from).
+    seed, runs (names of the half pooled from). ``n_runs``: the runs scored (every run of the collection).
     """
 
     dataset: str
@@ -249,6 +249,7 @@ class Voorhees2014Result:
     splits: pd.DataFrame
     gold_R: pd.Series
     seconds: float = float("nan")
+    n_runs: int = 0
 
     @property
     def strategy_names(self) -> list[str]:
@@ -343,7 +344,7 @@ def run_experiment(
     return Voorhees2014Result(
         dataset=gold.collection.name, strategies=strats, measures=gold.measures, trials=int(trials), seed=seed,
         alpha=gold.alpha, gold_R=pd.Series(gold.R, index=pd.Index(gold.collection.topics, name="topic"), name="R"),
-        seconds=time.perf_counter() - started, **frames,
+        seconds=time.perf_counter() - started, n_runs=int(gold.collection.n_runs), **frames,
     )
 
 
