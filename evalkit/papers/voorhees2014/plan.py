@@ -322,13 +322,13 @@ def plan(collection: Collection, strategies: Sequence[str | Strategy] = DEFAULT_
             f"judged depth {judged}, too shallow for {', '.join(dropped)}",
             "Pass strategies with fewer strata (e.g. \"[1-1]@1\"), or set \"judged_depth\" in collection.json if "
             "the pools were deeper.")
-    if k < 4:
-        notes.append(f"each trial pools from {k // 2} of the {k} judged runs")
     rebuilt = [n for n in presets if n in RECONSTRUCTED_RATES]
     if rebuilt:
         notes.append(f"the sampling rates of {', '.join(rebuilt)} are the kit's reconstruction (the paper's are cut "
                      "off in our copy; the sensitivity sweep multiplies them by "
                      + ", ".join(f"{f:g}" for f in factors if f != 1.0) + ")")
+    if k < 4:
+        notes.append(f"each trial pools from {k // 2} of the {k} judged runs")
     if [f for f in factors if f != 1.0] != list(DEFAULT_RATE_FACTORS):
         notes.append("rate factors of the sensitivity sweep set by you: " + ", ".join(f"{f:g}" for f in factors))
     example = [scale_depth(5, judged), max(scale_depth(60, judged), scale_depth(5, judged) + 1)]
