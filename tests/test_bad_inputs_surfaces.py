@@ -451,11 +451,11 @@ PARAMETERS = {  # -p NAME VALUE to one notebook: the sentence the batch prints
                         "in 'MAPP'; known: AP, Bpref, NumRel, NumRet, P, R, RBP, RBPres, Rprec, infAP, infNDCG, infP, "
                         "infR, nDCG, trec_infAP) (declared: measure)"),
     "trials 0": ("03_voorhees2014_sampling_strategies", "trials", "0",
-                 "03_voorhees2014_sampling_strategies: parameter trials = 0 is outside [1, 100000] (declared: int in "
-                 "[1, 100000] or None)"),
+                 "03_voorhees2014_sampling_strategies: parameter trials = 0 is outside [2, 100000] (declared: int in "
+                 "[2, 100000] or None)"),
     "trials True": ("03_voorhees2014_sampling_strategies", "trials", "True",
                     "03_voorhees2014_sampling_strategies: parameter trials = True is not a whole number or None "
-                    "(declared: int in [1, 100000] or None)"),
+                    "(declared: int in [2, 100000] or None)"),
     "trials 2.5": ("05_carterette2007_robust_collections", "trials", "2.5",
                    "05_carterette2007_robust_collections: parameter trials = 2.5 is not a whole number (declared: "
                    "int in [1, 100000] or None)"),
