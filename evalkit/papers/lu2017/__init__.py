@@ -68,6 +68,9 @@ from evalkit.papers.lu2017.paper import (
 )
 from evalkit.papers.lu2017.presets import PRESETS, settings
 from evalkit.papers.lu2017.plan import (
+    MIN_MODEL_RANKS,
+    RBP_TAIL_BOUND,
+    scaled_persistence,
     DEFAULT_DEPTHS,
     DEFAULT_FIGURE4_DEPTHS,
     DEFAULT_GAMMA_DEPTHS,
@@ -77,6 +80,7 @@ from evalkit.papers.lu2017.plan import (
 )
 from evalkit.papers.lu2017.experiment import (
     Lu2017Data,
+    check_studies,
     default_selection,
     explorer_fit,
     figure3_gamma_by_depth,
@@ -85,6 +89,7 @@ from evalkit.papers.lu2017.experiment import (
     figure4,
     figure6,
     prepare,
+    summarize_groups,
     table1,
     table2,
     table3,
@@ -93,12 +98,18 @@ from evalkit.papers.lu2017.tables import (
     compare_orderings,
     rmse_ordering,
     rmse_ranks,
+    deviations,
+    rank_grid,
     run_gain_profile,
+    survives,
+    summarize_errors,
+    summarize_gamma,
     table2_layout,
 )
 from evalkit.papers.lu2017.figures import draw_explorer
 from evalkit.papers.lu2017.explorer import explorer
 from evalkit.papers.lu2017.claims import claims
+from evalkit.papers.lu2017.sensitivity import sensitivity
 
 __all__ = [
     "PAPER_TABLE2",
@@ -135,4 +146,15 @@ __all__ = [
     "explorer",
     "PRESETS",
     "settings",
+    "MIN_MODEL_RANKS",
+    "RBP_TAIL_BOUND",
+    "scaled_persistence",
+    "check_studies",
+    "summarize_groups",
+    "summarize_errors",
+    "summarize_gamma",
+    "rank_grid",
+    "sensitivity",
+    "survives",
+    "deviations",
 ]

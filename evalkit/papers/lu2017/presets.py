@@ -10,7 +10,7 @@ from __future__ import annotations
 #: the paper preset's time) and the curves. "fast": the tests' (with ``plan(fast=True)``'s smaller grids).
 PRESETS = {
     "paper": {"repetitions": 10, "table3_groups": None, "figure4_points": None, "theta_step": 1},
-    "class": {"repetitions": 3, "table3_groups": 6, "figure4_points": 3, "theta_step": 2},
+    "class": {"repetitions": 3, "table3_groups": 4, "figure4_points": 3, "theta_step": 1},
     "fast": {"repetitions": 3, "table3_groups": 6, "figure4_points": 2, "theta_step": 4},
 }
 
