@@ -298,3 +298,36 @@ def test_explorer_reuses_the_figures_fits(data):
     assert 10 in data.fits
     fit = lu2017.explorer_fit(data, 10, cache={})
     assert fit["estimates"] is data.fits[10]
+
+
+@pytest.mark.notebooks
+def test_notebook_on_shallow_with_the_parameters_a_reviewer_sets(tmp_path):
+    """PARAMS depths=[1,2,3] crashed the heat map; off-default values run, the plan line says them, and the computed
+    Table 1 sentence states the numbers of Table 1."""
+    import re
+
+    import nbformat
+
+    from evalkit.batch.pipeline import NOTEBOOK_DIR, run_notebook
+    from evalkit.data.datasets import load_dataset
+    from evalkit.data.simulator import write_collection
+
+    folder = write_collection(tmp_path / "shallow", "shallow", n_runs=40, depth=50)
+    target = run_notebook(NOTEBOOK_DIR / "04_lu2017_shallow_pools.ipynb", tmp_path / "04.ipynb", dataset=str(folder),
+                          fast=True, extra_parameters={"depths": [1, 2, 3], "p": 0.5, "figure4_depths": [3, 5],
+                                                       "table3_depth": 3, "two_strata_depth": 3})
+    nb = nbformat.read(str(target), as_version=4)
+    texts = [o.get("text", "") or o.get("data", {}).get("text/plain", "") or o.get("data", {}).get("text/markdown", "")
+             for c in nb.cells for o in c.get("outputs", [])]
+    plan_line = next(t for t in texts if t.startswith("04_lu2017 on"))
+    for said in ("depths [1, 2, 3] (set by you)", "p = 0.5 (set by you", "fast mode: pool depths d' = [1, 2]"):
+        assert said in plan_line, plan_line
+    assert "degenerate here" in plan_line and "gain_models" in plan_line  # d' = 1, 2
+    sentence = next(t for t in texts if "judgments per topic," in t and "of them relevant" in t)
+    judgments, relevant = map(float, re.search(r"holds (\d+) judgments per topic, (\d+)% of them", sentence).groups())
+    collection = load_dataset(str(folder))
+    plan = lu2017.plan(collection, depths=[1, 2, 3], p=0.5, fast=True, figure4_depths=[3, 5], table3_depth=3,
+                       two_strata_depth=3)
+    table = lu2017.table1(lu2017.prepare(collection, plan.reference_depth, plan.p), plan.table1_depths)
+    row = table.set_index("pool").loc[f"d'={plan.table1_depths[0]}"]
+    assert (judgments, relevant) == (round(row.judgments), round(row.relevant_pct))

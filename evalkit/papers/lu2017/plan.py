@@ -218,6 +218,8 @@ def plan(collection: Collection, reference_depth: int = REFERENCE_DEPTH, depths=
         gamma_used = [gamma_used[i] for i in sorted({0, min(2, len(gamma_used) - 1), len(gamma_used) - 1})]
         figure4_used = [figure4_used[i] for i in sorted({0, min(2, len(figure4_used) - 1)})]
         repetitions = min(int(repetitions), 3)
+        notes.append(f"fast mode: pool depths d' = {depths_used}, Figure 3 {gamma_used}, Figure 4 {figure4_used}, "
+                     f"{repetitions} two-strata samples, Table 3 over 6 groups")
 
     # RBP's persistence: the paper's 0.95 leaves 0.0059 of the weight beyond d = 100
     if given_p is None:
@@ -234,7 +236,9 @@ def plan(collection: Collection, reference_depth: int = REFERENCE_DEPTH, depths=
         notes.append(f"thetas {thetas_used} (set by you; the paper's [0, 0.018])")
     if theta != PAPER_THETA:
         notes.append(f"theta {theta:g} for Figures 4 and 6 (set by you; the paper's 0.018)")
-    if preset and preset != "paper":
+    if fast:
+        pass
+    elif preset and preset != "paper":
         notes.append(f"preset {preset!r}: Figure 6 and Table 1 over {repetitions} two-strata samples"
                      + (f", Table 3 over {table3_groups} groups" if table3_groups else "")
                      + f", Figure 4 at {len(figure4_used)} depths")

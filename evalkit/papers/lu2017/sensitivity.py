@@ -36,11 +36,13 @@ def _rows(parameter: str, value: str, used: bool, rows: list) -> list:
     return out
 
 
-def sensitivity(data, plan, seed: int = 0, n_resamples: int = 200, progress: bool = False) -> pd.DataFrame:
+def sensitivity(data, plan, seed: int = 0, n_resamples: int = 200, progress: bool = False,
+                figure4_frame: pd.DataFrame | None = None) -> pd.DataFrame:
     """Each reconstructed parameter (module docstring) at the notebook's value and its alternative, with the
     verdict of every claim it affects (graded as in the claims table). Costs one extra fit (K = d) and, on a
-    collection where p was scaled, one at p = 0.95; Figure 4's alternative theta reuses the notebook's fits.
-    ``progress``: a bar over the alternatives."""
+    collection where p was scaled, one at p = 0.95; Figure 4's alternative theta reuses the notebook's fits, and
+    ``figure4_frame`` (the notebook's :func:`figure4` with its resamples, same ``seed``) its figure at the notebook's
+    theta. ``progress``: a bar over the alternatives."""
     from evalkit.estimation.framework import system_matrix
     from evalkit.papers.lu2017.experiment import _steps
 
@@ -63,8 +65,12 @@ def sensitivity(data, plan, seed: int = 0, n_resamples: int = 200, progress: boo
         if step == "theta":
             depths = [d for d in plan.figure4_depths if d >= MIN_MODEL_RANKS or not degenerate]
             alternative = 0.0 if plan.theta != 0.0 else 0.018
+            ours = figure4_frame is not None and set(figure4_frame["depth"]) == set(depths) and \
+                (figure4_frame["resample"] >= 0).any()
             both = figure4(data, depths, plan.theta, n_resamples=n_resamples, seed=seed,
-                           thetas=[plan.theta, alternative])
+                           thetas=[alternative] if ours else [plan.theta, alternative])
+            if ours:
+                both = pd.concat([figure4_frame, both], ignore_index=True)
             for th in (plan.theta, alternative):
                 rows += _rows("theta of Figures 4 and 6", f"theta = {th:g}", th == plan.theta,
                               claims(name, plan=plan, figure4_frame=both[both["theta"] == th], seed=seed))
