@@ -315,7 +315,8 @@ def figure4(data, depths=(10, 20, 30, 40, 50, 60), theta: float = DEFAULT_THETA,
 
 
 def figure6(data, n_repetitions: int = 10, seed: int = 2017, depth1: int = 10, rate: float = 0.1,
-            theta: float = DEFAULT_THETA, methods=("InfAP", "InfRBP", "La", "Lb"), progress: bool = False) -> pd.DataFrame:
+            theta: float = DEFAULT_THETA, methods=("InfAP", "InfRBP", "La", "Lb"),
+            progress: bool = False) -> pd.DataFrame:
     """Fig. 6: system-ordering distances on two-strata judgments (all of the top ``depth1``, plus a ``rate`` sample
     of ranks depth1+1..d), ``n_repetitions`` samples seeded from ``seed``.
 
