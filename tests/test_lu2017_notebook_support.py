@@ -317,7 +317,7 @@ def test_notebook_on_shallow_with_the_parameters_a_reviewer_sets(tmp_path):
                           fast=True, extra_parameters={"depths": [1, 2, 3], "p": 0.5, "figure4_depths": [3, 5],
                                                        "table3_depth": 3, "two_strata_depth": 3})
     nb = nbformat.read(str(target), as_version=4)
-    texts = [o.get("text", "") or o.get("data", {}).get("text/plain", "") or o.get("data", {}).get("text/markdown", "")
+    texts = [o.get("text", "") or o.get("data", {}).get("text/markdown", "") or o.get("data", {}).get("text/plain", "")
              for c in nb.cells for o in c.get("outputs", [])]
     plan_line = next(t for t in texts if t.startswith("04_lu2017 on"))
     for said in ("depths [1, 2, 3] (set by you)", "p = 0.5 (set by you", "fast mode: pool depths d' = [1, 2]"):
