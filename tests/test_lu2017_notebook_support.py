@@ -95,7 +95,7 @@ def test_shallow_with_the_papers_p_is_degenerate(shallow):
     plan = lu2017.plan(shallow, p=0.95, depths=[3, 4], figure4_depths=[3, 5], table3_depth=3, two_strata_depth=3)
     assert plan.degenerate_reason("rbp_tail").startswith("degenerate (RBP(0.95) keeps 70% of its weight beyond d = 7")
     assert "p <= 0.72" in plan.restore["rbp_tail"]
-    assert "p = 0.95 (set by you" not in str(plan)  # 0.95 is the paper's value, not a change
+    assert "p = 0.95 (set by you: the paper's value at d = 100, not scaled to d = 7)" in str(plan)
     assert "depths [3, 4] (set by you)" in str(plan)
     assert "gain_models" not in plan.degenerate  # the user's depths determine the curves
 

@@ -231,6 +231,9 @@ def plan(collection: Collection, reference_depth: int = REFERENCE_DEPTH, depths=
         p_used = given_p
         if p_used != PAPER_P:
             notes.append(f"RBP persistence p = {p_used:g} (set by you; the paper's 0.95)")
+        elif d < REFERENCE_DEPTH:
+            notes.append(f"RBP persistence p = {p_used:g} (set by you: the paper's value at d = 100, not scaled to "
+                         f"d = {d})")
     tail = p_used ** d
     if thetas_used != sorted(DEFAULT_THETAS):
         notes.append(f"thetas {thetas_used} (set by you; the paper's [0, 0.018])")
