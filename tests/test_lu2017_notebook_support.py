@@ -331,3 +331,12 @@ def test_notebook_on_shallow_with_the_parameters_a_reviewer_sets(tmp_path):
     table = lu2017.table1(lu2017.prepare(collection, plan.reference_depth, plan.p), plan.table1_depths)
     row = table.set_index("pool").loc[f"d'={plan.table1_depths[0]}"]
     assert (judgments, relevant) == (round(row.judgments), round(row.relevant_pct))
+
+
+def test_table1_gives_the_two_strata_range_over_samples(data):
+    kit = lu2017.table1(data, depths=[10], n_repetitions=3, seed=1)
+    strata = kit.set_index("pool").loc["two-strata"]
+    assert strata.samples == 3 and strata.relevant_pct_min <= strata.relevant_pct <= strata.relevant_pct_max
+    assert np.isnan(kit.set_index("pool").loc["d'=10"].relevant_pct_min)  # a pool is not a sample
+    cell = lu2017.table1_layout(kit).loc[data.collection.name].iloc[0]["two-strata"]
+    assert cell.endswith(f"({strata.relevant_pct:.0f} [{strata.relevant_pct_min:.0f}-{strata.relevant_pct_max:.0f}])")

@@ -109,6 +109,7 @@ from evalkit.papers.lu2017.tables import (
     survives,
     summarize_errors,
     summarize_gamma,
+    table1_layout,
     table2_layout,
 )
 from evalkit.papers.lu2017.figures import draw_explorer
@@ -159,6 +160,7 @@ __all__ = [
     "summarize_errors",
     "summarize_gamma",
     "rank_grid",
+    "table1_layout",
     "sensitivity",
     "survives",
     "deviations",

@@ -51,6 +51,32 @@ def rank_grid(kit: pd.DataFrame, depth: int, theta: float, paper_depths: dict | 
     return grid.reindex(columns=list(TABLE2_ESTIMATORS)).astype(float)
 
 
+def table1_layout(kit: pd.DataFrame, paper: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The kit's Table 1 (:func:`~evalkit.papers.lu2017.experiment.table1`) below the paper's, as the paper prints
+    it: one row per collection, one column per pool, cells ``"judgments (% relevant)"``; over the two-strata
+    samples the range in brackets (of the judgments only where it varies)."""
+    from evalkit.papers.lu2017.paper import PAPER_TABLE1
+
+    both = pd.concat([PAPER_TABLE1 if paper is None else paper, kit], ignore_index=True)
+    for column in ("judgments_min", "judgments_max", "relevant_pct_min", "relevant_pct_max"):
+        if column not in both:
+            both[column] = np.nan
+
+    def cell(row) -> str:
+        text = f"{row.judgments:.0f}"
+        if not np.isnan(row.judgments_min) and round(row.judgments_min) != round(row.judgments_max):
+            text += f" [{row.judgments_min:.0f}-{row.judgments_max:.0f}]"
+        share = f"{row.relevant_pct:.0f}"
+        if not np.isnan(row.relevant_pct_min):
+            share += f" [{row.relevant_pct_min:.0f}-{row.relevant_pct_max:.0f}]"
+        return f"{text} ({share})"
+
+    both["cell"] = [cell(row) for row in both.itertuples()]
+    wide = both.pivot_table(index=["collection", "reference_depth", "n_runs"], columns="pool", values="cell",
+                            aggfunc="first", sort=False)
+    return wide[list(dict.fromkeys(both["pool"]))].fillna("")
+
+
 def table2_layout(frame: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
     """A long Table-2 frame as the paper prints it: one row per (collection, d'), one column per estimator and
     theta, cells ``"RMSE (Acc%)"``."""
