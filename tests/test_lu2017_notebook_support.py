@@ -247,6 +247,8 @@ def test_la_worse_than_lb_and_lin_is_partly_when_la_beats_lin():
     la = next(c for k, c in rows.items() if "La is slightly worse" in k)
     assert la.agrees == "partly" and la.rule.startswith("La minus LB RMSE at d'=10 > 0")
     assert la.interval.count("bootstrap over 20 topics") == 2
+    la_lb, la_lin = (float(part.split()[0]) for part in la.interval.split("; "))
+    assert la_lb == pytest.approx(0.065 - 0.057, abs=1e-3) and la_lin == pytest.approx(0.065 - 0.071, abs=1e-3)
 
 
 def test_table3_lb_beating_lb_framework_is_no_over_groups():
