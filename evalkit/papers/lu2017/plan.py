@@ -121,8 +121,9 @@ def plan(collection: Collection, reference_depth: int = REFERENCE_DEPTH, depths=
     Scaling: the paper's depths are written for d = 100. When d is the default and the collection is judged less
     deep, d becomes the judged depth; default pool depths d' are then scaled by d / 100 (the paper's ratios d'/d
     kept; a depth that two scale to is kept once, every d' < d). ``p=None`` is the paper's RBP persistence 0.95,
-    scaled when d < 100 to :func:`scaled_persistence` (the weight beyond d stays the paper's 0.0059). Values the user set are checked,
-    never changed: each d' < d, Figure 3's <= d; a p whose weight beyond d, p^d, exceeds :data:`RBP_TAIL_BOUND`
+    scaled when d < 100 to :func:`scaled_persistence` (the weight beyond d stays the paper's 0.0059). Values the
+    user set are checked, never changed: each d' < d, Figure 3's <= d; a p whose weight beyond d, p^d, exceeds
+    :data:`RBP_TAIL_BOUND`
     makes the error studies (Figure 3 right, Tables 2 and 3) degenerate (``plan.degenerate["rbp_tail"]``), and a
     pool depth below :data:`MIN_MODEL_RANKS` those of the model-based estimators at that depth
     (``plan.degenerate["gain_models"]``). Every bad value is a ``ValueError`` naming its parameter.
