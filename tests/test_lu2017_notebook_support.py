@@ -142,15 +142,12 @@ def test_theta_gate_degenerate_when_no_topic_lies_between_the_thresholds(data):
 
 
 @pytest.mark.parametrize("given, error", [
-    ({"depths": [10]}, "depths must hold pool depths < the reference depth d = 7"),
     ({"depths": "abc"}, "depths must be a list"),
     ({"depths": []}, "depths must list at least one depth"),
     ({"depths": [2.5]}, "depths must be a whole number"),
     ({"depths": [2, 2]}, "depths lists a depth twice"),
     ({"gamma_depths": [0, 3]}, "gamma_depths must hold depths >= 1"),
-    ({"figure4_depths": [7]}, "figure4_depths must hold pool depths < the reference depth"),
     ({"table3_depth": [1, 2]}, "table3_depth must be a whole number"),
-    ({"two_strata_depth": 9}, "two_strata_depth must hold pool depths <"),
     ({"reference_depth": 1}, "reference_depth must be at least 2"),
     ({"p": 1.5}, "p must be > 0 and < 1"),
     ({"p": "high"}, "p must be a number"),
@@ -169,11 +166,19 @@ def test_a_bad_parameter_is_one_sentence_naming_it(shallow, given, error):
     assert "\n" not in str(info.value)
 
 
-def test_reference_depth_beyond_the_judgments_is_needs_not_met(shallow):
+def test_depths_beyond_the_judgments_are_needs_not_met(shallow):
+    """What the collection bounds (its judged depth) is NeedsNotMet, one sentence naming the parameter."""
     from evalkit.papers.needs import NeedsNotMet
 
     with pytest.raises(NeedsNotMet, match="reference_depth"):
         lu2017.plan(shallow, reference_depth=50)
+    for given, text in (({"depths": [10]}, "pool depths d' < the reference depth d = 7 (depths = 10)"),
+                        ({"figure4_depths": [3, 7]}, "(figure4_depths = [3, 7])"),
+                        ({"two_strata_depth": 9}, "(two_strata_depth = 9)"),
+                        ({"gamma_depths": [8]}, "pool depths d' <= the reference depth d = 7 (gamma_depths = 8)")):
+        with pytest.raises(NeedsNotMet) as info:
+            lu2017.plan(shallow, **given)
+        assert text in str(info.value) and "Drop [" in str(info.value), str(info.value)
 
 
 @pytest.mark.parametrize("name", ["shallow", "tiny"])

@@ -183,9 +183,10 @@ def plan(collection: Collection, reference_depth: int = REFERENCE_DEPTH, depths=
         if tuple(values) == tuple(default) and d < REFERENCE_DEPTH:
             return scale_depths(values, d, below=d + 1 if inclusive else d), True
         bad = [v for v in values if v > d or (v == d and not inclusive)]
-        if bad:
-            raise ValueError(f"{parameter} must hold pool depths {'<=' if inclusive else '<'} the reference depth "
-                             f"d = {d}, got {bad}" + (f" (or raise reference_depth, at most {top})" if d < top else ""))
+        # the collection's judged depth is what bounds d: NeedsNotMet (a batch reports the notebook as skipped)
+        require(not bad, f"pool depths d' {'<=' if inclusive else '<'} the reference depth d = {d} "
+                f"({parameter} = {values if len(values) > 1 else values[0]})", f"d = {d} (judged depth {judged})",
+                f"Drop {bad} from {parameter}" + (f", or raise reference_depth (at most {top})." if d < top else "."))
         if tuple(values) != tuple(default):
             notes.append(f"{parameter} {values if len(values) > 1 else values[0]} (set by you)")
         return values, False
