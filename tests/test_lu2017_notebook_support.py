@@ -347,3 +347,14 @@ def test_table1_gives_the_two_strata_range_over_samples(data):
     assert np.isnan(kit.set_index("pool").loc["d'=10"].relevant_pct_min)  # a pool is not a sample
     cell = lu2017.table1_layout(kit).loc[data.collection.name].iloc[0]["two-strata"]
     assert cell.endswith(f"({strata.relevant_pct:.0f} [{strata.relevant_pct_min:.0f}-{strata.relevant_pct_max:.0f}])")
+
+
+def test_two_strata_without_a_sample_is_degenerate(tiny):
+    """3 runs, first stratum to depth 19 of 20: the 10% sample of rank 20 rounds to 0 documents on every topic."""
+    plan = lu2017.plan(tiny, reference_depth=20, two_strata_depth=19)
+    data = lu2017.prepare(tiny, depth=plan.reference_depth, p=plan.p)
+    lu2017.check_studies(plan, data)
+    assert plan.degenerate["two_strata"] == "the 10% sample of ranks 20-20 draws 0 documents on every topic"
+    f6 = lu2017.figure6(data, n_repetitions=10, depth1=19, methods=("InfRBP", "La", "Lb"))
+    verdicts = _claims_by_start(lu2017.claims(tiny.name, plan=plan, figure6_frame=f6))
+    assert verdicts and all(v == f"not rated: {plan.degenerate_reason('two_strata')}" for v in verdicts.values())
