@@ -17,6 +17,9 @@
 ``evalkit notebooks solutions [--out DIR] [NOTEBOOK ...]``
     write each notebook with its checkable exercises answered to ``DIR/<name>_solutions.ipynb`` (default
     ``solutions/`` beside the notebooks folder, which students get without them): :mod:`evalkit.classroom.exercises`.
+``evalkit notebooks copy DIR [--solutions] [NOTEBOOK ...]``
+    copy the notebooks the kit ships into ``DIR/notebooks`` (and their solutions into ``DIR/solutions``), for a
+    student without a clone; never overwrites a file it did not write: :mod:`evalkit.classroom.handout`.
 ``evalkit report --out DIR``
     rebuild the HTML report from executed notebooks already in DIR.
 """
@@ -114,13 +117,24 @@ def _notebooks(args: argparse.Namespace) -> int:
 
 
 def _solutions(args: argparse.Namespace) -> int:
-    from evalkit.batch.pipeline import notebook_paths
+    from evalkit.batch.pipeline import default_base, notebook_paths
     from evalkit.classroom.exercises import write_solutions
 
     paths = notebook_paths(args.notebooks or None, args.notebook_dir)
-    out = args.out or paths[0].parent.parent / "solutions"
+    out = args.out or default_base(paths[0].parent) / "solutions"
     for path in write_solutions(paths, out):
         print(path)
+    return 0
+
+
+def _copy(args: argparse.Namespace) -> int:
+    from evalkit.classroom.handout import copy_notebooks
+
+    done = copy_notebooks(args.folder, args.notebooks or None, solutions=args.solutions,
+                          notebooks=args.notebook_dir)
+    for path, action in done:
+        print(f"{action}: {path}")
+    print(f"open them with: jupyter lab {args.folder}")
     return 0
 
 
@@ -181,6 +195,13 @@ def build_parser() -> argparse.ArgumentParser:
     solutions.add_argument("--notebooks", dest="notebook_dir", default=None, metavar="DIR",
                            help="the notebooks folder (default $EVALKIT_NOTEBOOKS, else the kit's notebooks/)")
     solutions.set_defaults(func=_solutions)
+    copy = nb_commands.add_parser("copy", help="copy the notebooks (and --solutions) into a folder of yours")
+    copy.add_argument("folder", help="where to copy: FOLDER/notebooks (and FOLDER/solutions)")
+    copy.add_argument("notebooks", nargs="*", help="notebook names (default: all)")
+    copy.add_argument("--solutions", action="store_true", help="also the solutions notebooks (for instructors)")
+    copy.add_argument("--notebooks", dest="notebook_dir", default=None, metavar="DIR",
+                      help="the notebooks folder (default $EVALKIT_NOTEBOOKS, else the kit's notebooks/)")
+    copy.set_defaults(func=_copy)
 
     rp = commands.add_parser("report", help="rebuild the HTML report of executed notebooks")
     rp.add_argument("--out", required=True)
