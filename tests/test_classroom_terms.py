@@ -136,7 +136,7 @@ def test_every_exercise_has_a_model_answer_to_the_question_asked(path):
     assert titles, f"{path.name}: no numbered exercises under '## Exercises'"
     answers = {int(a.id.split(".")[1]): a for a in answers_for(path.stem)}
     assert sorted(answers) == sorted(titles), \
-        f"{path.name}: exercises {sorted(titles)} but model answers {sorted(answers)} (evalkit/classroom/model_answers.py)"
+        f"{path.name}: exercises {sorted(titles)} but model answers {sorted(answers)} (classroom/model_answers.py)"
     for number, title in titles.items():
         assert answers[number].title == title, \
             f"{path.name} exercise {number} is now {title!r}: its model answer answers {answers[number].title!r}"

@@ -47,7 +47,8 @@ from evalkit.batch.outputs import Staging, check_target, output_label, resolve_t
 from evalkit.batch.parameters import notebook_parameters, route_parameters
 from evalkit.batch.report_page import BATCH_RECORD, write_report
 
-__all__ = ["NOTEBOOK_DIR", "NOTEBOOKS_ENV", "packaged_notebooks", "default_base", "CELL_TIMEOUT_SECONDS", "notebook_dir", "notebook_paths",
+__all__ = ["NOTEBOOK_DIR", "NOTEBOOKS_ENV", "packaged_notebooks", "default_base", "CELL_TIMEOUT_SECONDS",
+           "notebook_dir", "notebook_paths",
            "run_notebook", "run_notebooks", "write_report", "NotebookResult", "BatchOutcome", "BatchInterrupted",
            "DatasetCheckFailed", "resolve_dataset", "check_dataset"]
 

@@ -12,9 +12,12 @@ any directory of runs. An unanswered exercise (``answer = None``) prints a remin
 batch and the tests run the student notebooks as they are.
 
 The solutions live here (each :class:`Exercise`'s ``solution``: the code that replaces ``answer = None``), not
-in the student notebooks. :func:`write_solutions` writes, for each notebook, a copy whose ``exercise`` cells
-carry the solution (``evalkit notebooks solutions``, ``make solutions``): an instructor hands out
-``notebooks/`` and keeps ``solutions/``.
+in the student notebooks; so do the model answers to every question of a notebook's Exercises cell
+(:mod:`evalkit.classroom.model_answers`, rendered by :func:`model_answer` with the run's numbers).
+:func:`write_solutions` writes, for each notebook, a copy whose ``exercise`` cells carry the solution and whose
+last section holds the model answers (``evalkit notebooks solutions``, ``make solutions``): an instructor hands
+out ``notebooks/`` and keeps ``solutions/``. A :class:`Verdict` shows its mark as a drawn image and a word
+(right, not yet, to do), never an emoji a machine may lack the font for.
 """
 
 from __future__ import annotations
