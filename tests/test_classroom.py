@@ -203,6 +203,15 @@ def test_who_gets_hurt_is_a_run_that_did_not_build_the_pool(small):
     assert exercises.check("00.2", contributing, collection=small, depth=10).right is False
 
 
+@pytest.mark.parametrize("exercise_id", list(exercises.EXERCISES))
+def test_hints_guide_without_giving_the_code(exercise_id):
+    """No call, comparison, indexing or solution line in a hint (the solution is for the solutions notebook)."""
+    exercise = exercises.EXERCISES[exercise_id]
+    assert not re.search(r"\w\(|==|\*\*|\w\[|\.argmax|\.idxmin|sqrt", exercise.hint), exercise.hint
+    for line in exercise.solution.split("\n"):
+        assert line.strip() not in exercise.hint
+
+
 def test_marks_are_drawn_not_emoji_and_survive_the_report_sanitizer():
     from evalkit.display.html_safety import sanitize_html
 

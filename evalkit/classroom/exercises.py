@@ -195,13 +195,14 @@ EXERCISES: dict[str, Exercise] = {e.id: e for e in [
                       "answer = ((r.r_hat - r.gold_R) / r.gold_R).groupby(r.topic, observed=True).mean().mean()"),
     Exercise("03.4b", "the strategy that underestimates R the most (lowest mean (R̂ − R)/R over every trial and "
              "topic with R > 0)", _voorhees_most_biased, "text",
-             hint="Group (r_hat - gold_R) / gold_R by strategy and take the minimum.",
+             hint="The relative error of the previous exercise, computed for every strategy: which one is the "
+                  "most negative?",
              solution="r = result.r_hat[result.r_hat.gold_R > 0]\n"
                       "answer = ((r.r_hat - r.gold_R) / r.gold_R).groupby(r.strategy, observed=True).mean().idxmin()"),
     Exercise("01.5", "the RMS error of mean xinfAP against MAP over the runs that did not build the pool "
              "(the pluses) in Figure 2's first panel (k = figure2_depths[0])", _yilmaz_rms_unjudged, "number", 1e-4,
-             hint="fig2 has columns k, judged, MAP, mean_xinfAP: keep k == figure2_depths[0] and judged == False, "
-                  "then sqrt(mean((mean_xinfAP - MAP)**2)).",
+             hint="Figure 2's points (fig2) say, per panel, which runs built the pool: keep the first panel's "
+                  "runs that did not, and compare their mean xinfAP with their MAP as an RMS error.",
              solution="part = fig2[(fig2.k == figure2_depths[0]) & ~fig2.judged]\n"
                       "answer = np.sqrt(((part.mean_xinfAP - part.MAP) ** 2).mean())"),
     Exercise("02.2", "the number of topics whose sample depth the judged-depth cap cuts", _soboroff_capped,
@@ -217,8 +218,8 @@ EXERCISES: dict[str, Exercise] = {e.id: e for e in [
                       "/ t2.loc[top, (\"RTC\", \"pairs\")].sum()"),
     Exercise("04.1", "the estimator with the lowest RMSE at the first pool depth d' and θ = 0.018 (LB and RM, "
              "which are not gated, count at every θ)", _lu_best_estimator, "text",
-             hint="Filter t2 on depth == first and theta 0.018 (or NaN for LB and RM) and take the row with the "
-                  "smallest rmse.",
+             hint="In Table 2 look only at the first depth d' and θ = 0.018 (LB and RM have no θ: they count "
+                  "too), and find the smallest RMSE.",
              solution="rows = t2[(t2.depth == first) & (np.isclose(t2.theta.astype(float), 0.018) | t2.theta.isna())]\n"
                       "answer = rows.loc[rows.rmse.idxmin(), \"estimator\"]"),
 ]}
