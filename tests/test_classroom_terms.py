@@ -149,3 +149,19 @@ def test_every_exercise_has_a_model_answer_to_the_question_asked(path):
 def test_every_model_answer_belongs_to_a_notebook():
     stems = {p.stem[:2] for p in NOTEBOOKS} | {"06"}
     assert {a.id.split(".")[0] for a in MODEL_ANSWERS.values()} <= stems
+
+
+def test_the_lesson_plans_name_exercises_and_notebooks_that_exist():
+    """docs/classroom.md's lab and course tracks: every exercise id they assign has a checkable exercise or a model
+    answer, and the 60-minute lab adds up to 60 minutes."""
+    from evalkit.classroom.exercises import EXERCISES
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "classroom.md").read_text()
+    plans = doc[doc.index("## A 60-minute lab"):doc.index("## Exercises and solutions")]
+    named = set(re.findall(r"\b(0\d\.\d+b?)\b", plans))
+    assert named and named <= set(EXERCISES) | set(MODEL_ANSWERS), sorted(named - set(EXERCISES) - set(MODEL_ANSWERS))
+    lab = plans[:plans.index("## A course")]
+    spans = [(int(a), int(b)) for a, b in re.findall(r"^\| (\d+)-(\d+) \|", lab, re.M)]
+    assert spans[0][0] == 0 and spans[-1][1] == 60 and all(b == c for (_, b), (c, _) in zip(spans, spans[1:]))
+    for number in set(re.findall(r"\b(0\d) ", plans)):
+        assert any(p.stem.startswith(number) for p in NOTEBOOKS) or number == "06", number
