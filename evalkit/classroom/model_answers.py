@@ -113,8 +113,13 @@ def _yilmaz_unseen(fig2, k):
     from evalkit.classroom.exercises import _yilmaz_rms_unjudged
 
     part = fig2[fig2.k == k]
-    return {"k": k, "rms_unjudged": _yilmaz_rms_unjudged(fig2, k),
-            "rms_all": float(np.sqrt(np.mean((part.mean_xinfAP - part.MAP) ** 2))),
+    unjudged = _yilmaz_rms_unjudged(fig2, k)
+    everyone = float(np.sqrt(np.mean((part.mean_xinfAP - part.MAP) ** 2)))
+    ratio = unjudged / everyone if everyone > 0 else float("nan")
+    verdict = ("so here xinfAP does worse on the runs that did not build the pool" if ratio > 1.1 else
+               "so here xinfAP does about as well on them as on all runs" if ratio >= 0.9 else
+               "so here xinfAP does better on them than on all runs")
+    return {"k": k, "rms_unjudged": unjudged, "rms_all": everyone, "verdict": verdict,
             "n_unjudged": int((~part.judged.astype(bool)).sum()), "n_all": int(len(part))}
 
 
@@ -152,11 +157,12 @@ _YILMAZ = [
                 "and τ reward."),
     ModelAnswer("01.5", "Unseen runs.",
                 "In Figure 2's first panel (k = {k}) the RMS error of mean xinfAP against MAP is {rms_unjudged:.4f} "
-                "over the {n_unjudged} runs that did not build the pool and {rms_all:.4f} over all {n_all} runs. "
-                "The design judges completely the top k of the runs that built the pool; a run that did not build "
-                "it has more of its top ranks, where AP's weight is largest, in the thinly sampled random stratum, "
-                "so its estimate is noisier. In principle xinfAP cannot do as well for such runs: it estimates AP "
-                "*with respect to the pool*, and the sample was designed around the contributing runs' rankings.",
+                "over the {n_unjudged} runs that did not build the pool and {rms_all:.4f} over all {n_all} runs, "
+                "{verdict}. In principle nothing guarantees it: the design judges completely the top k of the runs "
+                "that built the pool, while a run that did not build it has more of its top ranks, where AP's "
+                "weight is largest, in the thinly sampled random stratum; and xinfAP estimates AP *with respect "
+                "to the pool*, whose documents those runs did not choose. How much this costs depends on how "
+                "much such a run's top ranks overlap the contributing runs' (large on TREC-8, with 72 of them).",
                 _yilmaz_unseen, "fig2=fig2, k=figure2_depths[0]"),
     ModelAnswer("01.6", "Deeper truth.",
                 "With `ndcg_cutoff = 100` the truth and every estimate read only the top 100 ranks, which the "
@@ -191,10 +197,11 @@ _SOBOROFF = [
                 "falls. Where the judged-depth cap stops the depth, a smaller slope changes nothing more."),
     ModelAnswer("02.2", "The cap.",
                 "Here the cap cuts {capped} of {topics} topics (mean depth {before:.0f} before the cap, {after:.0f} "
-                "after). TREC-8 was judged to depth 100, so the paper's design, which reached far deeper on TB06, "
-                "bites on many TREC-8 topics; the simulated collection judges every document, so its cap is the "
-                "run length and rarely bites. New relevant documents a topic approach TB06's 14 only where the "
-                "sample can go deep and the topic has many relevant documents beyond the phase-1 pool.",
+                "after). The cap is the judged depth: 100 on TREC-8, the runs' whole length on the simulated "
+                "collection (every document judged), so expect the paper's design, which sampled far deeper on "
+                "TB06, to be cut more often on TREC-8. New relevant documents a topic approach TB06's 14 only "
+                "where the sample can go deep and the topic has many relevant documents beyond the phase-1 pool: "
+                "compare the two runs' counts.",
                 _soboroff_cap, "sample=sample"),
     ModelAnswer("02.3", "Always judge the top.",
                 "Most of the gap closes. A relevant document at rank 1 or 2 that the sample did not draw is "
@@ -234,11 +241,13 @@ def _voorhees_bias(result):
 
 _VOORHEES = [
     ModelAnswer("03.1", "Budget matching.",
-                "A 2strata variant with the top 10 judged and one sampled stratum whose rate brings its judgments to "
-                "pool25's can be found with the widget; on MAP it usually stays ahead, since its sampled stratum "
-                "estimates the relevant documents below rank 25 that pool25 never sees. On P(10) the two are close: "
-                "both judge the contributing runs' top 10 completely. A strategy that wins with more judgments may "
-                "win because of the judgments, not the design: compare strategies at the same budget, or report "
+                "With the top 10 judged and one sampled stratum whose rate brings the judgments to pool25's, the "
+                "comparison is fair: whichever wins now wins by design, not by judgments. The 2strata variant "
+                "trades pool25's complete ranks 11-25 for a sample that reaches deeper: that can help MAP, which "
+                "reads deep and gets estimates of relevant documents pool25 never sees, and costs little on P(10), "
+                "since both judge the contributing runs' top 10 completely. The paper compared the strategies at "
+                "unequal budgets (and found pooling generally more accurate on TREC-8): a strategy that wins with "
+                "more judgments may win because of the judgments, so compare at the same budget, or report "
                 "accuracy per judgment."),
     ModelAnswer("03.2", "Why P(10) punishes 1stratum.",
                 "`[1-100]@0.3` judges about 3 of the top 10 documents of a topic's pool, so P(10) is estimated from "
@@ -253,10 +262,12 @@ _VOORHEES = [
                 "document of the sparse stratum is credited with almost everything it retrieved there."),
     ModelAnswer("03.4", "Estimating R.",
                 "pool25's mean relative error of R̂ is {pool25:+.1%}; per strategy: {all}. The strategy that "
-                "underestimates the most is {worst}. The sampled strategies estimate R = Σ r_s N_s / n_s, unbiased "
-                "over samples (near 0 on average, either side in one trial); a pool counts only the relevant "
-                "documents it contains, a subset of all relevant documents, so it can never overestimate R, and "
-                "it underestimates more the shallower it is.",
+                "underestimates the most is {worst}. A sampled strategy estimates the relevant documents *of the "
+                "pool it samples*, R̂ = Σ r_s N_s / n_s, without bias over samples (either side in one trial); it "
+                "falls short of R only by the relevant documents outside that pool: none on TREC-8, whose qrels "
+                "are the depth-100 pool, many on a collection judged deeper, such as the simulated one. A pool "
+                "counts only the relevant documents it contains, a subset of them all, so it can never "
+                "overestimate R, and the shallower it is, the more it underestimates.",
                 _voorhees_bias, "result=result"),
     ModelAnswer("03.5", "Which topics?",
                 "On TREC-8 `v.compare_low_r` lists the kit's topics with their gold R and mean pool25 R̂; no topic "
