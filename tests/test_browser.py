@@ -595,3 +595,37 @@ def test_exercise_marks_render_without_an_emoji_font(browser, tmp_path, screensh
     for mark in marks:
         assert mark["decoded"] and mark["width"] >= 12 and mark["height"] >= 12, mark
         assert not re.search("[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f]", mark["text"]), mark
+
+
+def test_a_glossary_link_opens_the_tour_and_its_glossary(browser, tmp_path, screenshots):
+    """What the notebooks link a term to, ``[term](00_tour.ipynb#glossary)``, clicked in JupyterLab: the tour opens,
+    its glossary heading carries the anchor (JupyterLab's sanitizer keeps it, as ``data-jupyter-id``), and the
+    tour's own link to ``#glossary`` scrolls there. (JupyterLab 4.6 opens another notebook at its top: it applies
+    the fragment before the cells are rendered, so the jump happens in the tour, from its first cell.)"""
+    import nbformat
+
+    tour = next(NOTEBOOKS.glob("00_*.ipynb"))
+    folder = tmp_path / "lab"
+    (folder / "notebooks").mkdir(parents=True)
+    shutil.copy2(tour, folder / "notebooks" / tour.name)
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    notebook.cells = [nbformat.v4.new_markdown_cell(f"Scored with [infAP]({tour.name}#glossary).")]
+    nbformat.write(notebook, str(folder / "notebooks" / "linking.ipynb"))
+    anchor = '.jp-RenderedMarkdown [data-jupyter-id="glossary"], .jp-RenderedMarkdown #glossary'
+    in_view = (f"() => {{ const a = document.querySelector('{anchor}'); if (!a) return false;"
+               " const r = a.getBoundingClientRect(); return r.top >= 0 && r.top < window.innerHeight; }")
+    with jupyter_lab(folder) as (base, token, command, log_path):
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        page = context.new_page()
+        page.set_default_timeout(REDRAW_SECONDS * 1000)
+        page.goto(f"{base}/lab/tree/linking.ipynb?token={token}")
+        page.locator(".jp-RenderedMarkdown a", has_text="infAP").click()
+        page.locator(".lm-TabBar-tab.lm-mod-current", has_text=tour.name).wait_for()
+        page.locator(anchor).first.wait_for(state="attached")
+        heading = page.locator(".jp-RenderedMarkdown h2", has=page.locator('[data-jupyter-id="glossary"], #glossary'))
+        assert "Glossary" in heading.first.inner_text()
+        page.locator(".jp-RenderedMarkdown a[href='#glossary']").first.click()
+        page.wait_for_function(in_view)
+        screenshots(page, "glossary-from-the-tour-link.png")
+        context.close()
