@@ -221,3 +221,18 @@ def test_copy_from_the_command_line(tmp_path):
     refused = run_cli("notebooks", "copy", tmp_path / "lab", cwd=tmp_path)
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1
     assert refused.stderr.startswith("evalkit: error: ") and "00_tour.ipynb" in refused.stderr
+
+
+def test_make_lab_solutions_writes_the_solutions_then_serves_them():
+    """``make solutions`` writes solutions/, outside the notebooks/ that ``make lab`` serves to a class; ``make
+    lab-solutions`` writes them and opens JupyterLab on that folder (a dry run: the commands make would run)."""
+    import shutil
+
+    if not shutil.which("make"):
+        pytest.skip("make is not installed")
+    done = subprocess.run(["make", "-n", "--no-print-directory", "-o", ".venv/.installed", "lab-solutions",
+                           "BIN=/venv/bin", "LAB_ARGS=--no-browser"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lines = [line.strip() for line in done.stdout.splitlines() if line.strip()]
+    assert lines[0] == "/venv/bin/evalkit notebooks solutions"
+    assert lines[1].startswith("/venv/bin/jupyter lab solutions/ ") and lines[1].endswith("--no-browser")

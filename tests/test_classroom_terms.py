@@ -130,20 +130,39 @@ def exercise_titles(path: Path) -> dict[int, str]:
     return {int(n): title.strip() for n, title in re.findall(r"^(\d+)\. \*\*(.+?)\*\*", text, re.M)}
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_every_exercise_has_a_model_answer_to_the_question_asked(path):
+def model_answer_problems(path: Path) -> list[str]:
+    """Exercises without a model answer, answers to a question the notebook no longer asks, names the solutions
+    cell would pass that the notebook does not have."""
     titles = exercise_titles(path)
-    assert titles, f"{path.name}: no numbered exercises under '## Exercises'"
+    if not titles:
+        return ["no numbered exercises under '## Exercises'"]
     answers = {int(a.id.split(".")[1]): a for a in answers_for(path.stem)}
-    assert sorted(answers) == sorted(titles), \
-        f"{path.name}: exercises {sorted(titles)} but model answers {sorted(answers)} (classroom/model_answers.py)"
-    for number, title in titles.items():
-        assert answers[number].title == title, \
-            f"{path.name} exercise {number} is now {title!r}: its model answer answers {answers[number].title!r}"
+    problems = [f"exercise {n} ({titles[n]!r}) has no model answer" for n in sorted(set(titles) - set(answers))]
+    problems += [f"model answer {answers[n].id} answers no exercise" for n in sorted(set(answers) - set(titles))]
+    problems += [f"exercise {n} is now {titles[n]!r}: model answer {answers[n].id} answers {answers[n].title!r}"
+                 for n in sorted(set(titles) & set(answers)) if answers[n].title != titles[n]]
     code = "\n".join(_source(c) for c in _cells(path) if c["cell_type"] == "code")
     for answer in answers.values():
-        for name in re.findall(r"=\s*([A-Za-z_]\w*)", answer.context):
-            assert re.search(rf"\b{name}\b", code), f"{answer.id}: the notebook has no {name!r} to pass"
+        problems += [f"{answer.id} passes {name!r}, which the notebook does not define"
+                     for name in re.findall(r"=\s*([A-Za-z_]\w*)", answer.context) if not re.search(rf"\b{name}\b", code)]
+    return problems
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_exercise_has_a_model_answer_to_the_question_asked(path):
+    _judge(path, model_answer_problems(path), "model answers (evalkit/classroom/model_answers.py)")
+
+
+def test_the_model_answer_check_finds_a_changed_question(tmp_path):
+    tour = json.loads(next(p for p in NOTEBOOKS if p.stem == "00_tour").read_text())
+    for cell in tour["cells"]:
+        if "## Exercises" in _source(cell):
+            cell["source"] = _source(cell).replace("**Who gets hurt?**", "**Who wins?**") + "\n3. **New.** Why?"
+    path = tmp_path / "00_tour.ipynb"
+    path.write_text(json.dumps(tour))
+    assert model_answer_problems(path) == [
+        "exercise 3 ('New.') has no model answer",
+        "exercise 2 is now 'Who wins?': model answer 00.2 answers 'Who gets hurt?'"]
 
 
 def test_every_model_answer_belongs_to_a_notebook():
