@@ -13,7 +13,7 @@ LAB_ARGS ?=
 STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: install reproduce test lab bench clean solutions findings
+.PHONY: install reproduce test lab lab-solutions bench clean solutions findings
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,9 +49,13 @@ findings:
 	cp outputs/trec8/findings.md docs/findings.md
 
 ## The solutions notebooks for instructors: solutions/<notebook>_solutions.ipynb (the checkable exercises answered,
-## from evalkit.classroom.exercises); notebooks/ stays the students' version
+## a model answer to every exercise at the end, from evalkit.classroom); notebooks/ stays the students' version
 solutions: install
 	$(BIN)/evalkit notebooks solutions
+
+## JupyterLab on the solutions (written first): solutions/ lies outside notebooks/, which `make lab` serves to a class
+lab-solutions: solutions
+	$(BIN)/jupyter lab solutions/ $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 ## Unit tests, trec_eval oracle comparisons, and every notebook executed by papermill in fast mode
 test: install

@@ -25,6 +25,9 @@
     show the ``collection.json`` a dataset folder's own evidence supports (the judged depth where the number of
     completely judged runs drops most; ``judged_pool_priority`` when runs_table.tsv's pool_priority matches the
     runs judged in the data), then write it; exits 1 without writing when the folder has a collection file.
+``evalkit notebooks copy DIR [--solutions] [NOTEBOOK ...]``
+    copy the notebooks the kit ships into ``DIR/notebooks`` (and their solutions into ``DIR/solutions``), for a
+    student without a clone; never overwrites a file it did not write: :mod:`evalkit.classroom.handout`.
 ``evalkit report --out DIR``
     rebuild the HTML report from executed notebooks already in DIR.
 """
@@ -122,11 +125,11 @@ def _notebooks(args: argparse.Namespace) -> int:
 
 
 def _solutions(args: argparse.Namespace) -> int:
-    from evalkit.batch.pipeline import notebook_paths
+    from evalkit.batch.pipeline import default_base, notebook_paths
     from evalkit.classroom.exercises import write_solutions
 
     paths = notebook_paths(args.notebooks or None, args.notebook_dir)
-    out = args.out or paths[0].parent.parent / "solutions"
+    out = args.out or default_base(paths[0].parent) / "solutions"
     for path in write_solutions(paths, out):
         print(path)
     return 0
@@ -215,6 +218,14 @@ def _collection_suggest(args: argparse.Namespace) -> int:
         return 0
     atomic_write(directory / "collection.json", text.encode("utf-8"))
     print(f"written: {directory / 'collection.json'}")
+def _copy(args: argparse.Namespace) -> int:
+    from evalkit.classroom.handout import copy_notebooks
+
+    done = copy_notebooks(args.folder, args.notebooks or None, solutions=args.solutions,
+                          notebooks=args.notebook_dir)
+    for path, action in done:
+        print(f"{action}: {path}")
+    print(f"open them with: jupyter lab {args.folder}")
     return 0
 
 
@@ -275,6 +286,13 @@ def build_parser() -> argparse.ArgumentParser:
     solutions.add_argument("--notebooks", dest="notebook_dir", default=None, metavar="DIR",
                            help="the notebooks folder (default $EVALKIT_NOTEBOOKS, else the kit's notebooks/)")
     solutions.set_defaults(func=_solutions)
+    copy = nb_commands.add_parser("copy", help="copy the notebooks (and --solutions) into a folder of yours")
+    copy.add_argument("folder", help="where to copy: FOLDER/notebooks (and FOLDER/solutions)")
+    copy.add_argument("notebooks", nargs="*", help="notebook names (default: all)")
+    copy.add_argument("--solutions", action="store_true", help="also the solutions notebooks (for instructors)")
+    copy.add_argument("--notebooks", dest="notebook_dir", default=None, metavar="DIR",
+                      help="the notebooks folder (default $EVALKIT_NOTEBOOKS, else the kit's notebooks/)")
+    copy.set_defaults(func=_copy)
 
     pl = commands.add_parser("plan", help="plan a collection: topics x judging design for a power or CI target")
     pl.add_argument("--dataset", default="auto",

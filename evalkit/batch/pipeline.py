@@ -25,8 +25,10 @@ What a batch promises:
   writes outside its notebook goes to ``<notebook>.kernel.log`` beside it, not into the batch's progress output
   (:mod:`evalkit.batch.kernel`).
 
-The notebooks folder is ``notebooks/`` beside the package, or ``$EVALKIT_NOTEBOOKS``, or ``--notebooks DIR``;
-default outputs go to ``outputs/`` beside that folder.
+The notebooks folder is ``--notebooks DIR``, else ``$EVALKIT_NOTEBOOKS``, else the notebooks the kit ships
+(:func:`packaged_notebooks`: ``notebooks/`` of the checkout, or the copy inside an installed wheel). Default outputs
+go to ``outputs/`` beside that folder, or in the current folder when the notebooks are the installed package's
+(:func:`default_base`: never into site-packages).
 """
 
 from __future__ import annotations
@@ -47,11 +49,26 @@ from evalkit.batch.parameters import check_parameters, notebook_parameters, rout
 from evalkit.batch.report_page import BATCH_RECORD, write_report
 from evalkit.errors import one_line
 
-__all__ = ["NOTEBOOK_DIR", "NOTEBOOKS_ENV", "CELL_TIMEOUT_SECONDS", "notebook_dir", "notebook_paths",
+__all__ = ["NOTEBOOK_DIR", "NOTEBOOKS_ENV", "packaged_notebooks", "default_base", "CELL_TIMEOUT_SECONDS",
+           "notebook_dir", "notebook_paths",
            "run_notebook", "run_notebooks", "write_report", "NotebookResult", "BatchOutcome", "BatchInterrupted",
            "DatasetCheckFailed", "resolve_dataset", "check_dataset"]
 
-NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
+
+
+def packaged_notebooks() -> Path:
+    """The notebooks this installation of the kit ships: ``evalkit/notebooks/`` inside an installed wheel or sdist
+    (setup.py maps the repository's ``notebooks/`` onto the package ``evalkit.notebooks``), else ``notebooks/``
+    beside the package (a checkout, or an editable install, which maps the package back to it)."""
+    from importlib.resources import files
+
+    installed = files("evalkit") / "notebooks"
+    if installed.is_dir():
+        return Path(str(installed))
+    return Path(__file__).resolve().parents[2] / "notebooks"
+
+
+NOTEBOOK_DIR = packaged_notebooks()
 NOTEBOOKS_ENV = "EVALKIT_NOTEBOOKS"
 CELL_TIMEOUT_SECONDS = {True: 300, False: 3600}  # per cell, fast mode / full runs
 _NAMED_DATASETS = ("synthetic", "trec8")
@@ -73,6 +90,17 @@ def notebook_dir(folder: str | os.PathLike | None = None) -> Path:
     if not path.is_dir():
         raise FileNotFoundError(f"notebooks folder {str(chosen)!r}: no such folder")
     return path
+
+
+def default_base(directory: Path) -> Path:
+    """Where a command's default ``outputs/`` or ``solutions/`` goes for notebooks in ``directory``: beside it
+    (a checkout's ``notebooks/``, a student's copy), or the current folder when ``directory`` is the installed
+    package's own copy (site-packages is no place for a user's files)."""
+    from importlib.resources import files
+
+    installed = Path(str(files("evalkit"))).resolve()
+    directory = Path(directory).resolve()
+    return Path.cwd() if directory == installed or installed in directory.parents else directory.parent
 
 
 def notebook_paths(only=None, folder: str | os.PathLike | None = None) -> list[Path]:
@@ -330,7 +358,7 @@ def run_notebooks(dataset: str = "auto", fast: bool = False, out: str | os.PathL
     check_parameters(routes, {p.stem: p for p in paths})  # every value against its declared type, before any kernel
     given_dataset, dataset = dataset, resolve_dataset(dataset, fast) if str(dataset) == "auto" else dataset
     label = output_label(dataset, fast)
-    target = resolve_target(out) if out else paths[0].parent.parent / "outputs" / label
+    target = resolve_target(out) if out else default_base(paths[0].parent) / "outputs" / label
     check_target(target, str(out) if out else None)
     resolved = resolve_dataset(dataset)
     facts = check_dataset(resolved, fast=fast)
