@@ -233,14 +233,16 @@ EXERCISES: dict[str, Exercise] = {e.id: e for e in [
                       "/ t2.loc[top, (\"RTC\", \"pairs\")].sum()"),
     Exercise("06.1", "the topics the paired t-test needs under full judgments at power 0.9 (the notebook's delta, "
              "alpha and measure)", _planner_topics_at_power, "number", 0,
-             hint="ttest_topics(delta, variances.loc[plan.measure, 'paired'], alpha, 0.9): the paired (two-way "
-                  "residual) variance, not the total.",
+             hint="The paired t-test's topic set size needs the within-system variance (the residual of the two-way "
+                  "ANOVA: the 'paired' column of the variances table), not the total; evalkit.planning.topic_set_size "
+                  "solves it for a power, here 0.9.",
              solution="from evalkit.planning.topic_set_size import ttest_topics\n"
                       "answer = ttest_topics(delta, variances.loc[plan.measure, \"paired\"], alpha, 0.9)"),
     Exercise("06.2", "the smallest difference the paired t-test detects on 50 fully judged topics (the notebook's "
              "power and alpha)", _planner_detectable, "number", 1e-4,
-             hint="detectable_difference(50, variances.loc[plan.measure, 'paired'], alpha, power) in "
-                  "evalkit.planning.topic_set_size.",
+             hint="Turn the question around: fix 50 topics and the paired variance, and ask the smallest difference "
+                  "the t-test finds at the notebook's power and alpha (evalkit.planning.topic_set_size has the "
+                  "inverse of the topic set size).",
              solution="from evalkit.planning.topic_set_size import detectable_difference\n"
                       "answer = detectable_difference(50, variances.loc[plan.measure, \"paired\"], alpha, power)"),
     Exercise("04.1", "the estimator with the lowest RMSE at the first pool depth d' and θ = 0.018 (LB and RM, "
