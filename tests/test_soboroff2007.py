@@ -641,7 +641,7 @@ def _number(pattern: str, text: str) -> float:
 
     found = re.search(pattern, text)
     assert found, f"no sentence matching {pattern!r}"
-    return float(found.group(1))
+    return float(found.group(1).rstrip("."))  # a number may end its sentence
 
 
 @pytest.mark.notebooks
@@ -688,6 +688,7 @@ def test_the_notebooks_sentences_state_its_tables(tmp_path):
     assert _number(r"about ([\d.]+) are expected by chance", text) == round(0.05 * per_run.p_sample.notna().sum(), 1)
     u, m = sb.uniform_comparison(c, s), sb.map_adequacy(c, s)
     assert _number(r"the relevance-based sample judges ([\d.]+) relevant", text) == round(u.relevant.mean(), 1)
+    assert _number(r"\(rate [\d.]+\) would judge ([\d.]+)", text) == round(u.uniform_relevant.mean(), 1)
     assert _number(r"judges more on (\d+) of", text) == int((u.relevant > u.uniform_relevant).sum())
     assert _number(r"MAP on the phase-1 pool is off by ([\d.]+)%", text) == round(100 * m.relative_error.mean(), 1)
     assert _number(r"\*\*(\d+) keep their rating\*\*", text) <= _number(r"Of the (\d+) claims rated", text)

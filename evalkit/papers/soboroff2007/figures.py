@@ -78,6 +78,7 @@ def plot_draws(draws, share: float = 0.10, near_full: float = 0.9):
     sns.scatterplot(data=topics, x="rate", y="mean |infAP - MAP|", hue="near_full", ax=axes[2], legend=False)
     axes[2].axvline(near_full, color="0.4", ls=":", lw=1)
     axes[2].set_xlabel("the topic's sampling rate")
+    axes[2].set_title(f"a dot a topic; orange: sampled at >= {near_full:.0%}", fontsize=9)
     for ax in axes[:2]:
         ax.set_ylabel("draws")
     fig.suptitle(f"over {draws.n} draws of the same design", fontsize=10)

@@ -68,8 +68,9 @@ def sensitivity(collection: Collection, plan, slopes, *, study: Study | None = N
             continue
         sample = relevance_sample(collection, phase1_depth=plan.phase1_depth, rpt=plan.rpt, slope=slope,
                                   budget=plan.budget, max_depth=plan.max_depth, seed=seed)
-        if map_matrix is None:  # the phase-1 pool does not depend on the slope
+        if map_matrix is None:  # the phase-1 pool, and MAP on it, do not depend on the slope
             map_matrix = pooled_map(collection, sample)
+            adequacy = map_adequacy(collection, sample, map_matrix)
         scores = subsample_scores(collection, sample, n_subsamples, seed + 1)
         study_k = Study(sample=sample, statistics=None, map_matrix=map_matrix, infap_matrix=None, figure1=None,
                       figure1_summary=None, logo=None, logo_summary=None, subsample_scores=scores,
@@ -77,8 +78,7 @@ def sensitivity(collection: Collection, plan, slopes, *, study: Study | None = N
                       anova_runs=anova_per_run(scores, collection.run_names),
                       draws=figure1_draws(collection, sample, n_draws, seed + 2, map_matrix),
                       logo_draws=logo_draws(collection, sample, logo_draws_n, seed + 3, map_matrix=map_matrix),
-                      uniform=uniform_comparison(collection, sample), adequacy=map_adequacy(collection, sample,
-                                                                                             map_matrix))
+                      uniform=uniform_comparison(collection, sample), adequacy=adequacy)
         rows.append(_row(slope, sample.table, grade_study(study_k, degenerate_checks(sample.table))))
     frame = pd.DataFrame(rows).set_index("slope")
     frame.attrs["sizes"] = (f"{n_draws} draws of the sample, {logo_draws_n} of leave one group out and "
