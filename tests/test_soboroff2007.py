@@ -464,6 +464,8 @@ def test_shallow_pools_are_degenerate_and_not_rated(reviewer):
         assert graded.loc[key, "verdict"] == f"not rated: degenerate ({plan.degenerate[first]})", key
         assert graded.loc[key, "agrees"] == ""  # no rating word beside a degenerate design
     assert graded.loc["anova_replicates", "verdict"] == "not rated: degenerate (sampling rate 1.0 on 30 of 30 topics)"
+    assert graded.loc["runs_significant", "kit_value"].startswith("nothing sampled (sampling rate 1.0 on 30 of 30")
+    assert "expected by chance" not in graded.loc["runs_significant", "kit_value"]
     assert graded.loc["accuracy", "verdict"] == ("not rated: degenerate (the judged-depth cap sets the sample depth "
                                                  "on 30 of 30 topics)")
     # MAP on the depth-4 pool against the depth-7 qrels is a real comparison here: rated
@@ -706,6 +708,7 @@ def test_the_notebook_says_nothing_was_sampled_on_shallow_pools(reviewer, tmp_pa
     assert "**Nothing is sampled here** (sampling rate 1.0 on 30 of 30 topics)" in text
     assert "no run can show a sample effect" in text and "expected by chance" not in text
     claims = read_claims(target)
+    assert not claims.kit_value.str.contains("expected by chance").any()  # nor in the claims table
     degenerate = claims.verdict.str.startswith("not rated: degenerate (sampling rate 1.0 on 30 of 30 topics)")
     assert degenerate.sum() >= 9
     assert not claims.verdict.isin(["yes", "no", "partly"]).any()

@@ -197,8 +197,10 @@ def grade_study(study, degenerate: dict | None = None, min_draws: int = MIN_DRAW
     flags = np.where(per_run.p_sample.notna(), per_run.sample_significant.astype(float), np.nan)
     tested = int(np.isfinite(flags).sum())
     significant = int(np.nansum(flags))
-    add("runs_significant", f"{significant} of {tested} runs ({alpha * tested:.1f} expected by chance at {alpha:g}; "
-                            f"{K} subsamples)",
+    runs_text = (f"nothing sampled ({degenerate['sampling']}): every subsample is the whole pool, no run can show a "
+                 "sample effect" if "sampling" in degenerate else
+                 f"{significant} of {tested} runs ({alpha * tested:.1f} expected by chance at {alpha:g}; {K} subsamples)")
+    add("runs_significant", runs_text,
         rules.at_most(bootstrap_interval(flags, unit="runs"), alpha, "share of runs with a significant sample effect",
                       ".3f"), not_rated=_few_subsamples(K))
     means = np.nanmean(study.subsample_scores, axis=2)  # (K, S) a run's mean infAP in each subsample
