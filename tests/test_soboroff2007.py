@@ -485,6 +485,10 @@ def test_tiny_is_degenerate_and_withheld(reviewer):
     graded = _graded(study, c, plan)
     assert not graded.verdict.isin(["yes", "no", "partly"]).any()
     assert not graded.verdict.str.startswith("direction only").any()  # 3 runs, 5 topics: withheld or not rated
+    # what cannot be computed is said in words, not printed as nan
+    assert not graded.kit_value.str.contains(r"(?i)(?<![a-z])nan(?![a-z])").any()
+    assert graded.loc["anova_mixed", "kit_value"].startswith("no p: the subsamples do not vary")
+    assert graded.loc["deep_topics", "kit_value"].endswith("none on the 0 sampled deeply")
 
 
 def test_the_plan_line_says_what_the_user_set(reviewer):

@@ -99,6 +99,15 @@ def _test(p: float, n: int, alpha: float) -> Rating:
     return replace(rating, interval=f"p = {p:.3g} (F test over {n} subsamples)")
 
 
+def _p(p: float) -> str:
+    """A test's p in words; a test that cannot be computed (its error term does not vary) says so, not "nan"."""
+    return f"p = {p:.3g}" if math.isfinite(p) else "no p: the subsamples do not vary (nothing to test)"
+
+
+def _mean(values, n: int) -> str:
+    return f"{float(np.mean(values)):.4f}" if n else "none"
+
+
 def _few_subsamples(n: int) -> str:
     paper = PAPER_ANOVA["n_subsamples"]
     return f"at class size ({n} subsamples; the paper's tests used {paper})" if n < paper else ""
@@ -172,8 +181,8 @@ def grade_study(study, degenerate: dict | None = None, min_draws: int = MIN_DRAW
     near = topics[topics.near_full]["mean |infAP - MAP|"]
     deep = topics[~topics.near_full]["mean |infAP - MAP|"]
     near_interval = bootstrap_interval(near.to_numpy(), unit="near-full topics")
-    add("deep_topics", f"mean |infAP - MAP| {near.mean():.4f} on the {len(near)} topics sampled at >= "
-                       f"{NEAR_FULL_RATE:.0%}, {deep.mean():.4f} on the {len(deep)} sampled deeply",
+    add("deep_topics", f"mean |infAP - MAP| {_mean(near, len(near))} on the {len(near)} topics sampled at >= "
+                       f"{NEAR_FULL_RATE:.0%}, {_mean(deep, len(deep))} on the {len(deep)} sampled deeply",
         rules.small(near_interval, "score", "mean |infAP - MAP| on the nearly 100% topics", ".4f"))
 
     logo = study.logo_draws
@@ -187,9 +196,9 @@ def grade_study(study, degenerate: dict | None = None, min_draws: int = MIN_DRAW
                        rules.comparable(score, "score", "mean |score change|, infAP minus MAP", ".4f")], every=True))
 
     a, K = study.anova, study.subsample_scores.shape[0]
-    add("anova_replicates", f"p = {a.sample_p:.3g} ({K} subsamples)", _test(a.sample_p, K, alpha),
+    add("anova_replicates", f"{_p(a.sample_p)} ({K} subsamples)", _test(a.sample_p, K, alpha),
         not_rated=_few_subsamples(K))
-    add("anova_mixed", f"p = {a.sample_p_mixed:.3g} ({K} subsamples)", _test(a.sample_p_mixed, K, alpha),
+    add("anova_mixed", f"{_p(a.sample_p_mixed)} ({K} subsamples)", _test(a.sample_p_mixed, K, alpha),
         not_rated=_few_subsamples(K))
     add("topics_significant", f"{a.topics_significant} of {len(a.topics)}",
         not_rated="a count of tests on TB06's topics: how many topics differ is a property of the collection")
