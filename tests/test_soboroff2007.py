@@ -716,3 +716,20 @@ def test_the_notebook_says_nothing_was_sampled_on_shallow_pools(reviewer, tmp_pa
     degenerate = claims.verdict.str.startswith("not rated: degenerate (sampling rate 1.0 on 30 of 30 topics)")
     assert degenerate.sum() >= 9
     assert not claims.verdict.isin(["yes", "no", "partly"]).any()
+
+
+def test_the_notebook_marks_its_core_path_and_shows_progress():
+    import json
+
+    from evalkit.batch.pipeline import NOTEBOOK_DIR
+
+    cells = json.loads((NOTEBOOK_DIR / "02_soboroff2007_pooled_vs_sampled.ipynb").read_text())["cells"]
+    for i, cell in enumerate(cells[1:], 1):
+        tags = cell["metadata"].get("tags", [])
+        assert sum(t in ("core", "optional") for t in tags) == 1, f"cell {i}: tags {tags}"
+    assert 'preset `"class"`' in "".join(cells[0]["source"]) and "seconds" in "".join(cells[0]["source"])
+    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    assert "progress=False" not in code and "print(plan)" not in code and "display(plan)" in code
+    for call in ("figure1_draws(", "logo_draws(", "subsample_scores(", "sensitivity("):
+        line = next(line for line in code.splitlines() if call in line and "=" in line)
+        assert "progress=True" in code[code.index(line):code.index(line) + 400], call
