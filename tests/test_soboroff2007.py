@@ -592,6 +592,10 @@ def test_each_claim_is_rated_by_its_rule_on_its_interval():
     flags = study.anova_runs.sample_significant.astype(float).where(study.anova_runs.p_sample.notna())
     assert g["runs_significant"].rating.agrees == rules.at_most(bootstrap_interval(flags.to_numpy()), 0.05).agrees
     assert g["runs_significant"].kit_value.startswith(f"{int(flags.sum())} of {int(flags.notna().sum())} runs")
+    means = np.nanmean(study.subsample_scores, axis=2)
+    swing = bootstrap_interval(1.96 * means.std(axis=0, ddof=1), unit="runs")
+    assert g["variance"].rating == rules.small(swing, "score", "a run's mean infAP, 1.96 sd over the subsamples",
+                                               ".4f")
     m = study.adequacy.relative_error
     assert g["map_adequacy"].rating.agrees == rules.small(bootstrap_interval(m.to_numpy()), "relative").agrees
     assert f"{m.mean():.3f} over {len(m)} pooling runs" in g["map_adequacy"].kit_value

@@ -16,8 +16,9 @@ How each figure's uncertainty is read (the claims' ``interval`` column says it a
 * the ANOVAs' sample effects are **tests over all the subsamples**: the rating is the test's decision at the
   paper's alpha (its p against 0.05), the interval column gives the p and the number of subsamples; a test's power
   grows with the subsamples, so its decision is compared with the paper's only from the paper's 100;
-* the claim that "the variance across samples should not be a worry" reads the central 95% range of a run's mean
-  infAP over the subsamples, around its mean.
+* the claim that "the variance across samples should not be a worry" reads how far a run's mean infAP moves from
+  subsample to subsample (1.96 standard deviations over the subsamples), averaged over the runs, with a bootstrap
+  over the runs.
 """
 
 from __future__ import annotations
@@ -213,11 +214,12 @@ def grade_study(study, degenerate: dict | None = None, min_draws: int = MIN_DRAW
         rules.at_most(bootstrap_interval(flags, unit="runs"), alpha, "share of runs with a significant sample effect",
                       ".3f"), not_rated=_few_subsamples(K))
     means = np.nanmean(study.subsample_scores, axis=2)  # (K, S) a run's mean infAP in each subsample
-    deviation = spread_interval((means - means.mean(axis=0, keepdims=True)).ravel(), unit="subsample x run values")
-    largest = float(np.nanmax(means.max(axis=0) - means.min(axis=0))) if means.size else math.nan
-    add("variance", f"95% of a run's subsample means within {deviation.low:+.4f} .. {deviation.high:+.4f} of its mean; "
-                    f"largest range {largest:.4f}",
-        rules.small(deviation, "score", "a run's mean infAP in a subsample minus its mean", ".4f"))
+    half = 1.96 * np.nanstd(means, axis=0, ddof=1) if len(means) > 1 else np.full(means.shape[1], np.nan)
+    swing = bootstrap_interval(half, unit="runs")
+    largest = f"{np.nanmax(half):.4f}" if np.isfinite(half).any() else "none"
+    add("variance", f"a run's mean infAP moves by +-{swing.estimate:.4f} from subsample to subsample (1.96 sd, mean over "
+                    f"runs; largest +-{largest}; {K} subsamples)",
+        rules.small(swing, "score", "a run's mean infAP, 1.96 sd over the subsamples", ".4f"))
     add("titlestat", "not computable: run files carry no document text",
         not_rated="not computable: run files carry no document text (titlestat() takes a caller's text source)")
 
