@@ -222,8 +222,9 @@ EXERCISES: dict[str, Exercise] = {e.id: e for e in [
                       "answer = np.sqrt(((part.mean_xinfAP - part.MAP) ** 2).mean())"),
     Exercise("02.2", "the number of topics whose sample depth the judged-depth cap cuts", _soboroff_capped,
              "number", 0,
-             hint="sample.table has depth_uncapped and depth: count the topics where they differ (or the capped "
-                  "column).",
+             hint="The sample's per-topic table keeps, for every topic, the depth the design asked for before the "
+                  "judged depth cut it and the depth it sampled: a topic counts when the first is the larger. "
+                  "Count such topics.",
              solution="answer = int((sample.table.depth_uncapped > sample.table.depth).sum())"),
     Exercise("05.1", "RTC's accuracy over the pairs it is at least 95% confident about (Table 2's two top bins "
              "together)", _carterette_top_accuracy, "number", 1e-6,
