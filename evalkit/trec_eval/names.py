@@ -25,8 +25,6 @@ by name (exit 1, like any unknown measure in trec_eval).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 # value kinds, after trec_eval's init/print functions (meas_init.c, meas_print_*.c)
 LONG = "long"  # te_init_meas_s_long: printed with %ld, summed (num_ret, num_rel, ...)
 DOUBLE = "double"  # te_init_meas_s_double: one value, averaged
@@ -40,13 +38,17 @@ RUNID = "runid"
 NUM_Q = "num_q"
 
 
-@dataclass(frozen=True)
 class TrecMeasure:
-    """One trec_eval measure: its name, how it is parameterized and printed, and its default parameters."""
+    """One trec_eval measure: its name, how it is parameterized and printed, and its default parameters. (Plain
+    classes here and in the other modules the command line imports: ``dataclasses`` costs its start-up 5 ms.)"""
 
-    name: str
-    kind: str
-    default: tuple = ()
+    __slots__ = ("name", "kind", "default")
+
+    def __init__(self, name: str, kind: str, default: tuple = ()):
+        self.name, self.kind, self.default = name, kind, default
+
+    def __repr__(self) -> str:
+        return f"TrecMeasure({self.name!r}, {self.kind!r}, {self.default!r})"
 
 
 _MEASURES_9 = [
@@ -119,13 +121,13 @@ class UnknownMeasure(ValueError):
     """A ``-m`` argument trec_eval would refuse (exit 1: ``trec_eval: illegal measure '...'``)."""
 
 
-@dataclass
 class Selection:
     """The measures marked by the ``-m`` arguments, with their parameters, in trec_eval's print order."""
 
-    version: str
-    marked: set = field(default_factory=set)
-    params: dict = field(default_factory=dict)  # measure name -> parameter string (the text after the '.')
+    def __init__(self, version: str):
+        self.version = version
+        self.marked: set = set()
+        self.params: dict = {}  # measure name -> parameter string (the text after the '.')
 
     def measures(self) -> list[TrecMeasure]:
         return [m for m in MEASURES[self.version] if m.name in self.marked]
