@@ -85,6 +85,7 @@ def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10
     spans = None
     if reader != "general":
         from evalkit.trec_eval import reader as spans
+    spread = 8 if len(run_paths) > 1 else 2  # the qrels table: shorter probes for many runs, less memory for one
     ties = ties or ("float64" if version == "10.0" else "float32")
     selection = select(list(measures) or ["official"], version)
     _check_parameters(selection)
@@ -98,7 +99,8 @@ def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10
         return done, lambda: general_reader(path, (source[0], source[1] or rankings.read_input(path)[1]))
 
     def read_qrels():
-        qrels, general = read(qrels_path, spans and spans.read_qrels, rankings.read_qrels)
+        span_reader = spans and (lambda path, source: spans.read_qrels(path, source=source, spread=spread))
+        qrels, general = read(qrels_path, span_reader, rankings.read_qrels)
         qrels = qrels or general()
         return qrels, OutputOptions(
             per_topic=per_topic, summary=summary, complete=complete, num_docs_in_coll=num_docs_in_coll,

@@ -60,9 +60,14 @@ class Fields:
 _CHUNK = 1 << 20  # bytes of temporaries per step: memory stays a small multiple of the file's size
 
 
-def _positions(raw: np.ndarray, byte: int, dtype) -> np.ndarray:
-    """The offsets of ``byte`` in ``raw`` (as ``dtype``), found a megabyte at a time."""
-    parts = [np.flatnonzero(raw[i:i + _CHUNK] == byte).astype(dtype) + dtype(i) for i in range(0, len(raw), _CHUNK)]
+def _positions(raw: np.ndarray, delimiter: int, dtype) -> np.ndarray:
+    """The offsets of the delimiter and of the newlines in ``raw`` (as ``dtype``), found a megabyte at a time."""
+    parts = []
+    for i in range(0, len(raw), _CHUNK):
+        chunk = raw[i:i + _CHUNK]
+        found = chunk == delimiter
+        found |= chunk == 10
+        parts.append(np.flatnonzero(found).astype(dtype) + dtype(i))
     return np.concatenate(parts) if len(parts) != 1 else parts[0]
 
 
@@ -78,7 +83,8 @@ def _by_rows(function, starts: np.ndarray, ends: np.ndarray, row_bytes: int, *ar
 
 def regular_fields(data: bytes, width: int) -> Fields | None:
     """The spans of a regular file's ``width`` fields (module notes), or None for any other file (the general
-    reader then reads it). Vectorized over the lines: two scans of the bytes (delimiters, line ends)."""
+    reader then reads it). Vectorized over the lines: one scan of the bytes for the delimiters and line ends, which
+    must then come as ``width - 1`` delimiters and a line end, line after line."""
     first = data[: data.find(b"\n")] if b"\n" in data else data
     if b"\t" in first:
         delimiter, other = 9, b" "
@@ -88,24 +94,27 @@ def regular_fields(data: bytes, width: int) -> Fields | None:
         return None
     raw = np.frombuffer(data, np.uint8)
     small = np.int32 if len(raw) < 2**31 - 8 else np.int64  # offsets in half the memory
-    ends = _positions(raw, 10, small)
-    if len(ends) == 0 or ends[-1] != len(raw) - 1:
-        ends = np.append(ends, small(len(raw)))  # a last line without its newline
+    marks = _positions(raw, delimiter, small)
+    if not data.endswith(b"\n"):
+        marks = np.append(marks, small(len(raw)))  # a last line without its newline ends at the end
+    if len(marks) % width:
+        return None
+    marks = marks.reshape(-1, width)
+    ends = marks[:, -1]
+    separators = marks[:, :-1]
+    if not (raw[ends[:-1]] == 10).all() or not (raw[separators] == delimiter).all():
+        return None
+    ends = ends.copy()
     starts = np.empty_like(ends)
     starts[0] = 0
     starts[1:] = ends[:-1] + 1
     returns = data.count(b"\r") if b"\r" in data else 0
     if returns:  # \r only as the \r of \r\n line ends, on every line
-        newlines = data.count(b"\n")
+        newlines = len(ends) - (not data.endswith(b"\n"))
         if returns != data.count(b"\r\n") or returns != newlines:
             return None
         ends[:newlines] -= 1
-    separators = _positions(raw, delimiter, small)
-    if len(separators) != (width - 1) * len(ends):
-        return None
-    separators = separators.reshape(len(ends), width - 1)
-    # each line's first delimiter after its first byte and its last before its last byte, and the delimiters in
-    # order: then every line holds exactly width - 1 of them, and no field is empty
+    # each line's first delimiter after its first byte and its last before its last byte: no field is empty
     if not ((separators[:, 0] > starts).all() and (separators[:, -1] < ends - 1).all()):
         return None
     if width > 2 and (np.diff(separators, axis=1) == 1).any():  # an empty field inside a line
@@ -332,13 +341,14 @@ class QrelsTable:
     """The qrels' (topic, docno) pairs in an open-addressing table of 64-bit hashes, built once per qrels.
     ``usable`` is False when two distinct pairs share a hash (never seen; then the general path reads the runs)."""
 
-    def __init__(self, words: np.ndarray, topics: np.ndarray, grades: np.ndarray):
+    def __init__(self, words: np.ndarray, topics: np.ndarray, grades: np.ndarray, spread: int = 2):
         self.words, self.topics, self.grades = words, topics, grades
         self.hashes = pair_hash(words, topics)
         self.usable = not _repeated(self.hashes)
         if not self.usable:
             return
-        bits = max(10, (2 * len(self.hashes)).bit_length())  # load factor 1/4 to 1/2: short probe chains
+        # load factor 1/(2 spread) to 1/spread: 2 keeps one run's memory small, 8 shortens the probe chains of many
+        bits = max(10, (spread * len(self.hashes)).bit_length())
         self.shift = np.uint64(64 - bits)
         self.mask = (1 << bits) - 1
         self.slots = np.zeros(1 << bits, np.int32 if len(self.hashes) < 2**31 - 1 else np.int64)  # index + 1
@@ -421,11 +431,11 @@ def _topics(words: np.ndarray) -> tuple[list, np.ndarray]:
     return words_bytes(distinct), ids
 
 
-def read_qrels(path: os.PathLike | str, *, source: list | None = None) -> Qrels | None:
+def read_qrels(path: os.PathLike | str, *, source: list | None = None, spread: int = 2) -> Qrels | None:
     """A regular qrels file (module notes) read by spans; None for any other (read it the general way, which
     names what is wrong). ``source``: the file's ``[name, bytes]`` (:func:`evalkit.trec_eval.rankings.read_input`),
     if read already; once its columns are taken, the bytes are dropped from it (freed before the table is
-    built)."""
+    built). ``spread``: the table's slots per pair (see :class:`QrelsTable`)."""
     source = source if source is not None else list(read_input(path))
     name, data = source
     if not data or data.isspace() or b"\x00" in data:
@@ -441,7 +451,7 @@ def read_qrels(path: os.PathLike | str, *, source: list | None = None) -> Qrels 
     del fields, data
     source[1] = None  # the file's bytes: only the columns are kept
     stored = np.where(grades >= 0, grades, RELVALUE_UNJUDGED)
-    table = QrelsTable(words, topic_ids, stored)
+    table = QrelsTable(words, topic_ids, stored, spread)
     if not table.usable:
         return None  # a document judged twice (the general reader names both lines), or two pairs' hashes collide
     ok = grades >= 0
