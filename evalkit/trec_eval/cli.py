@@ -108,13 +108,18 @@ def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10
             full_precision=full_precision)
 
     def block(path, judged_by) -> str:
-        run, general = read(path, spans and spans.read_run, rankings.read_run)  # parsed before the qrels are known
-        qrels, options = judged_by()  # (their error comes first: see below)
+        try:
+            run, general = read(path, spans and spans.read_run, rankings.read_run)  # before the qrels are known
+        except TrecFormatError:  # the run cannot be read: an error in the qrels is reported first
+            judged_by()
+            raise
+        qrels, options = judged_by()
         if run is None or not spans.qrels_table(qrels).usable:
             run = general()
         del general
         judged = rankings.rank(run, qrels, ties=ties, max_docs=max_docs, judged_only=judged_only,
-                               relevance_level=relevance_level, complete=complete and version == "10.0")
+                               relevance_level=relevance_level, complete=complete and version == "10.0",
+                               last_lookup=len(run_paths) == 1)
         if len(judged.topics) == 0:
             raise NoTopics(run.name)
         return "\n".join(format_run(judged, selection, run.runid, options)) + "\n"
@@ -140,9 +145,10 @@ def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10
                     for future in futures:
                         future.cancel()
                     raise
-        else:
-            loaded = read_qrels()
-            blocks = [block(path, lambda: loaded) for path in run_paths]
+        else:  # the qrels read when the first run is parsed (one run's parsing and the qrels table never overlap)
+            loaded = []
+            blocks = [block(path, lambda: loaded[0] if loaded else loaded.append(read_qrels()) or loaded[0])
+                      for path in run_paths]
     finally:
         if collecting:
             gc.enable()

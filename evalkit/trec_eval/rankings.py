@@ -313,15 +313,20 @@ def _score_order(topic_ids: np.ndarray, key: np.ndarray) -> np.ndarray:
 
 
 def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None = None,
-         judged_only: bool = False, relevance_level: int = 1, complete: bool = False) -> Judged:
+         judged_only: bool = False, relevance_level: int = 1, complete: bool = False,
+         last_lookup: bool = False) -> Judged:
     """Rank ``run`` as trec_eval does and look up each document's judgment.
 
     The topics kept are those in both the run and the qrels, in ``strcmp`` order. With ``complete`` (``-c``,
     trec_eval 10.0's way), qrels topics the run lacks are added on trec_eval's one-document placeholder ranking
-    (``bogus=True``); the caller zeroes what trec_eval zeroes."""
+    (``bogus=True``); the caller zeroes what trec_eval zeroes. ``last_lookup``: no run will be looked up in these
+    qrels again, so their judgments (table or dicts) are let go once this run's grades are known: the ranking and
+    the measures' arrays then take their place in memory (what one run through the command line peaks at)."""
     if ties not in TIE_MODES:
         raise ValueError(f"ties must be one of {TIE_MODES}, not {ties!r}")
     run_topics, topic_ids, grades, kept = run.lookup(qrels) if hasattr(run, "lookup") else _lookup(run, qrels)
+    if last_lookup:
+        qrels.table = qrels._judged = None
     n = len(topic_ids)
     qrels_index = qrels.index()
     scores = run.scores.astype(np.float32) if ties == "float32" else run.scores

@@ -62,9 +62,9 @@ _CHUNK = 1 << 20  # bytes of temporaries per step: memory stays a small multiple
 
 def _positions(raw: np.ndarray, delimiter: int, dtype) -> np.ndarray:
     """The offsets of the delimiter and of the newlines in ``raw`` (as ``dtype``), found a megabyte at a time."""
-    parts = []
-    for i in range(0, len(raw), _CHUNK):
-        chunk = raw[i:i + _CHUNK]
+    parts, step = [], _CHUNK // 4  # 8-byte offsets of a quarter megabyte's marks at most
+    for i in range(0, len(raw), step):
+        chunk = raw[i:i + step]
         found = chunk == delimiter
         found |= chunk == 10
         parts.append(np.flatnonzero(found).astype(dtype) + dtype(i))
@@ -136,17 +136,20 @@ def padded_words(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nd
     """(n, W) uint64: the bytes ``raw[starts[i]:ends[i]]`` NUL-padded to ``8 W`` bytes and read as big-endian words,
     W = the longest span in 8-byte words (at least 1). Row order (lexicographic over the words) is ``strcmp``
     order of the byte strings. Each word is one unaligned 8-byte load at its offset, its bytes past the span's
-    end masked off."""
+    end masked off; rows a block at a time (the temporaries stay small)."""
     width = max(1, -(-int((ends - starts).max(initial=0)) // 8))
-    return _by_rows(_padded_block, starts, ends, 64, raw, width)
+    out = np.empty((len(starts), width), np.uint64)
+    step = max(4096, _CHUNK // 64)
+    for i in range(0, len(starts), step):
+        _padded_block(raw, starts[i:i + step], ends[i:i + step], out[i:i + step])
+    return out
 
 
-def _padded_block(starts: np.ndarray, ends: np.ndarray, raw: np.ndarray, width: int) -> np.ndarray:
+def _padded_block(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray, out: np.ndarray) -> None:
     n = len(starts)
     lengths = ends - starts
-    out = np.empty((n, width), np.uint64)
     words = _unaligned_words(raw)
-    for j in range(width):
+    for j in range(out.shape[1]):
         offset = starts + 8 * j
         inside = offset < len(words)
         if inside.all():
@@ -160,7 +163,6 @@ def _padded_block(starts: np.ndarray, ends: np.ndarray, raw: np.ndarray, width: 
         column &= _KEEP[np.minimum(np.maximum(lengths, 0), 8)]
         out[:, j] = column
         lengths -= 8  # bytes left for the next word
-    return out
 
 
 def words_bytes(words: np.ndarray) -> list[bytes]:
@@ -194,14 +196,15 @@ def _pow10_extended(k: np.ndarray) -> np.ndarray:
 def _classes() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Tables over a pair of bytes read as one big-endian 16-bit number: what the pair holds (1 per digit, 64 per
     point, 4096 per other byte; the padding NUL counts nothing), and the factor and addend of its two Horner steps
-    (10 per digit and the digits' value; the point and the padding add nothing)."""
-    byte = np.arange(256)
-    digit = np.where((byte >= 48) & (byte < 58), byte - 48, -1)
-    code = np.where(digit >= 0, 1, np.where(byte == 46, 64, np.where(byte == 0, 0, 4096)))
-    first, second = np.arange(65536) >> 8, np.arange(65536) & 255
-    factor = np.where(digit[first] >= 0, 10, 1) * np.where(digit[second] >= 0, 10, 1)
-    addend = (np.maximum(digit[first], 0) * np.where(digit[second] >= 0, 10, 1) + np.maximum(digit[second], 0))
-    return (code[first] + code[second]).astype(np.int32), factor.astype(np.int64), addend.astype(np.int64)
+    (10 per digit and the digits' value; the point and the padding add nothing). 16-bit entries: 384 KB in all."""
+    byte = np.arange(256, dtype=np.int16)
+    digit = np.where((byte >= 48) & (byte < 58), byte - 48, -1).astype(np.int16)
+    code = np.where(digit >= 0, 1, np.where(byte == 46, 64, np.where(byte == 0, 0, 4096))).astype(np.int16)
+    pair = np.arange(65536, dtype=np.int32)
+    first, second = digit[pair >> 8], digit[pair & 255]
+    factor = np.where(first >= 0, 10, 1).astype(np.int16) * np.where(second >= 0, 10, 1).astype(np.int16)
+    addend = np.maximum(first, 0) * np.where(second >= 0, 10, 1).astype(np.int16) + np.maximum(second, 0)
+    return code[pair >> 8] + code[pair & 255], factor, addend.astype(np.int16)
 
 
 _CODE = _FACTOR = _ADDEND = None
@@ -256,7 +259,7 @@ def _floats_block(starts: np.ndarray, ends: np.ndarray, data: bytes, raw: np.nda
     signed = negative | (chars[:, 0] == 43)
     chars[signed, 0] = 48  # a sign becomes a leading zero
     pairs = np.ascontiguousarray(chars.view(">u2").T)[: -(-int((cut - starts).max()) // 2)]  # two bytes a row
-    counts = np.zeros(n, np.int32)
+    counts = np.zeros(n, np.int32)  # (16-bit table entries, added to 32 and 64 bits)
     m = np.zeros(n, np.int64)
     for column in pairs:  # what the bytes are, and Horner two digits a step
         counts += _CODE[column]
@@ -325,10 +328,14 @@ def pair_hash(words: np.ndarray, topic_codes: np.ndarray) -> np.ndarray:
     return value
 
 
-def _repeated(values: np.ndarray) -> bool:
-    """Whether two of the 64-bit numbers are equal: counted into buckets by their top bits first (one pass), then
-    only the values sharing a bucket sorted and compared."""
-    bits = max(10, (4 * len(values)).bit_length())
+def _repeated(values: np.ndarray, buckets: bool = True) -> bool:
+    """Whether two of the 64-bit numbers are equal: counted into buckets by their top bits first (one pass; 8 bytes
+    of counts for every 4 values at most), then only the values sharing a bucket sorted and compared. Without
+    ``buckets``, all of them sorted (less memory, more time)."""
+    if not buckets:
+        ordered = np.sort(values)
+        return bool((ordered[1:] == ordered[:-1]).any())
+    bits = max(10, (4 * len(values)).bit_length() - 1)
     bucket = (values >> np.uint64(64 - bits)).astype(np.intp)
     crowded = np.bincount(bucket, minlength=1 << bits)[bucket] > 1
     if not crowded.any():
@@ -344,7 +351,7 @@ class QrelsTable:
     def __init__(self, words: np.ndarray, topics: np.ndarray, grades: np.ndarray, spread: int = 2):
         self.words, self.topics, self.grades = words, topics, grades
         self.hashes = pair_hash(words, topics)
-        self.usable = not _repeated(self.hashes)
+        self.usable = not _repeated(self.hashes, buckets=False)  # once per qrels: the smaller peak
         if not self.usable:
             return
         # load factor 1/(2 spread) to 1/spread: 2 keeps one run's memory small, 8 shortens the probe chains of many
