@@ -171,6 +171,21 @@ def test_runs_are_parsed_while_the_qrels_are_read_and_errors_keep_their_order(tm
         trec_eval_cli.evaluate_files(qrels, [runs[0], missing, bad_score] + runs[3:], reader="spans")
 
 
+def test_one_run_or_one_cpu_keeps_the_errors_order(tmp_path, monkeypatch):
+    """Read in this thread, a run is parsed before the qrels (one run's memory peaks lower so), yet a bad qrels file
+    is still reported before a run that cannot be read, and the first bad run in order wins."""
+    qrels, runs = write_collection(tmp_path, 8, n_runs=3)
+    bad_qrels, missing = tmp_path / "bad_qrels", tmp_path / "missing"
+    bad_qrels.write_text(qrels.read_text() + "9 0 onlyfour\n")
+    monkeypatch.setattr(trec_eval_cli, "_usable_cpus", lambda: 1)
+    for paths in ([missing], [runs[0], missing]):
+        with pytest.raises(TrecFormatError, match="bad_qrels:"):
+            trec_eval_cli.evaluate_files(bad_qrels, paths)
+    with pytest.raises(TrecFormatError, match="missing: cannot read"):
+        trec_eval_cli.evaluate_files(qrels, [runs[0], missing, bad_qrels])
+    assert trec_eval_cli.evaluate_files(qrels, runs) == trec_eval_cli.evaluate_files(qrels, runs, reader="general")
+
+
 def test_one_run_is_read_in_one_thread(tmp_path, monkeypatch):
     """One run: no thread pool (nothing to overlap), and nothing imported that one run does not use."""
     qrels, runs = write_collection(tmp_path, 6, n_runs=1)
