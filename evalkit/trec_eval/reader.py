@@ -328,13 +328,9 @@ def pair_hash(words: np.ndarray, topic_codes: np.ndarray) -> np.ndarray:
     return value
 
 
-def _repeated(values: np.ndarray, buckets: bool = True) -> bool:
+def _repeated(values: np.ndarray) -> bool:
     """Whether two of the 64-bit numbers are equal: counted into buckets by their top bits first (one pass; 8 bytes
-    of counts for every 4 values at most), then only the values sharing a bucket sorted and compared. Without
-    ``buckets``, all of them sorted (less memory, more time)."""
-    if not buckets:
-        ordered = np.sort(values)
-        return bool((ordered[1:] == ordered[:-1]).any())
+    of counts for every 4 values at most), then only the values sharing a bucket sorted and compared."""
     bits = max(10, (4 * len(values)).bit_length() - 1)
     bucket = (values >> np.uint64(64 - bits)).astype(np.intp)
     crowded = np.bincount(bucket, minlength=1 << bits)[bucket] > 1
@@ -351,9 +347,7 @@ class QrelsTable:
     def __init__(self, words: np.ndarray, topics: np.ndarray, grades: np.ndarray, spread: int = 2):
         self.words, self.topics, self.grades = words, topics, grades
         self.hashes = pair_hash(words, topics)
-        self.usable = not _repeated(self.hashes, buckets=False)  # once per qrels: the smaller peak
-        if not self.usable:
-            return
+        self.usable = True
         # load factor 1/(2 spread) to 1/spread: 2 keeps one run's memory small, 8 shortens the probe chains of many
         bits = max(10, (spread * len(self.hashes)).bit_length())
         self.shift = np.uint64(64 - bits)
@@ -366,8 +360,12 @@ class QrelsTable:
             free = self.slots[position[pending]] == 0
             trying = pending[free]
             self.slots[position[trying]] = trying + 1
-            won = self.slots[position[pending]] == pending + 1
-            pending = pending[~won]
+            occupant = self.slots[position[pending]] - 1
+            lost = occupant != pending
+            if (self.hashes[occupant[lost]] == self.hashes[pending[lost]]).any():
+                self.usable = False  # two pairs share a hash (met on the same probe path): a pair judged twice or a
+                return  # collision; the general path reads the qrels (and names a repeated pair's lines)
+            pending = pending[lost]
             position[pending] = (position[pending] + 1) & self.mask
 
     @classmethod
