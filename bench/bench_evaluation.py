@@ -60,7 +60,8 @@ def _simulated(n_runs: int, n_topics: int, depth: int = 1000, seed: int = 15):
     from evalkit.data.collection import Collection, JudgedSet
     from evalkit.data.simulator import DEFAULT_PARAMS_PATH
 
-    source = (Path(__file__).resolve().parents[1] / "evalkit" / "data" / "simulator.py").read_bytes() + DEFAULT_PARAMS_PATH.read_bytes()
+    simulator = Path(__file__).resolve().parents[1] / "evalkit" / "data" / "simulator.py"
+    source = simulator.read_bytes() + DEFAULT_PARAMS_PATH.read_bytes()
     tag = hashlib.sha256(source).hexdigest()[:12]
     where = _cache_dir() / "bench" / f"sim-{n_runs}x{n_topics}x{depth}-s{seed}-{tag}"
     if not (where / "done").is_file():

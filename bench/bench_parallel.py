@@ -17,10 +17,10 @@ user's call starts from.
 
 Every executor is called once a round, in paired rounds (at least five, the order turning each round), and each
 ratio is the median of its rounds' ratios against the serial call of the same round (a call disturbed by other work
-on the machine then moves no ratio); every call's records are compared with the first serial call's. ``python
-bench/run.py parallel`` runs this module alone (about 5 minutes on 2 idle cores). Each row's note gives the CPU seconds and minor
-page faults the call cost, in its process and in the processes it started (workers, forkserver), beside the wall
-time: a ratio that falls short shows there whether the workers did more work or waited.
+on the machine then moves no ratio); every call's records are compared with the first serial call's.
+``python bench/run.py parallel`` runs this module alone (about 5 minutes on 2 idle cores). Each row's note gives the
+CPU seconds and minor page faults the call cost, in its process and in the processes it started (workers,
+forkserver), beside the wall time: a ratio that falls short shows there whether the workers did more work or waited.
 """
 
 from __future__ import annotations

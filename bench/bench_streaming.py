@@ -71,7 +71,8 @@ def _files() -> Path:
     from evalkit.data.cache import cache_dir as _cache_dir
     from evalkit.data.simulator import DEFAULT_PARAMS_PATH
 
-    source = (Path(__file__).resolve().parents[1] / "evalkit" / "data" / "simulator.py").read_bytes() + DEFAULT_PARAMS_PATH.read_bytes()
+    simulator = Path(__file__).resolve().parents[1] / "evalkit" / "data" / "simulator.py"
+    source = simulator.read_bytes() + DEFAULT_PARAMS_PATH.read_bytes()
     tag = hashlib.sha256(source + _WRITE.encode()).hexdigest()[:12]
     where = _cache_dir() / "bench" / f"runs-{N_RUNS}x{N_TOPICS}x{DEPTH}-s{SEED}-{tag}"
     if not (where / "done").is_file():
