@@ -89,19 +89,15 @@ def run(repeat: int = 5, trials: int = 50) -> list[Result]:
 
     class_trials = PRESETS["class"]["trials"]
     gold = v.prepare(collection)
-    load = os.getloadavg()[0]
-    started = time.perf_counter()
     base = v.run_experiment(gold, v.DEFAULT_STRATEGIES, trials=class_trials, seed=v.DEFAULT_SEED)
-    experiment_t = time.perf_counter() - started
-    started = time.perf_counter()
-    v.rate_sensitivity(gold, base, DEFAULT_RATE_FACTORS)
-    sweep_t = time.perf_counter() - started
-    results.append(Result(
+    pair = paired(lambda: v.rate_sensitivity(gold, base, DEFAULT_RATE_FACTORS),
+                  lambda: v.run_experiment(gold, v.DEFAULT_STRATEGIES, trials=class_trials, seed=v.DEFAULT_SEED))
+    results.append(pair.result(
         f"Voorhees 2014 rate sweep (x{', x'.join(f'{f:g}' for f in DEFAULT_RATE_FACTORS)}) at the class preset's "
-        f"{class_trials} trials", sweep_t, experiment_t, f"the {class_trials}-trial experiment it re-rates",
-        ">= 0.8x (no slower than 1.25 experiments)", experiment_t / sweep_t >= 0.8,
-        f"the 3 reconstructed strategies at every factor in one experiment, claims graded per factor; load average "
-        f"{load:.1f} when it started"))
+        f"{class_trials} trials", f"the {class_trials}-trial experiment it re-rates",
+        ">= 0.8x (no slower than 1.25 experiments)", 0.8,
+        "the sweep (the 3 reconstructed strategies at every factor in one experiment, claims graded per factor) "
+        "against the experiment, default executor; CPU seconds are this process's (the workers' are not counted)"))
 
     # (b) 129 runs, xinfAP + infNDCG, one sampled qrels (2strata from a half of the judged runs)
     half = v.split_judged_runs(np.flatnonzero(collection.judged_runs), 1)

@@ -299,3 +299,20 @@ def test_many_runs_import_no_pandas_nor_pyarrow(tmp_path):
             "print(sorted(m for m in ('pandas', 'scipy', 'matplotlib', 'pyarrow') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_an_underscore_sends_only_a_number_column_to_the_general_path(tmp_path):
+    """'_' in a run tag or a docno is common and keeps the span reader; in a score or a grade (C reads 2_0 as 2,
+    Python as 20) the span reader declines and the general reader refuses the line by name."""
+    run = tmp_path / "run"
+    run.write_text("401 Q0 DOC_1 1 2.5 my_run\n401 Q0 DOC_2 2 1.5 my_run\n")
+    assert trec_eval_reader.read_run(run) is not None
+    run.write_text("401 Q0 DOC_1 1 2_5 my_run\n")
+    assert trec_eval_reader.read_run(run) is None
+    qrels = tmp_path / "qrels"
+    qrels.write_text("401 0 DOC_1 1\n401 0 DOC_2 0\n")
+    assert trec_eval_reader.read_qrels(qrels) is not None
+    qrels.write_text("401 0 DOC_1 1_0\n")
+    assert trec_eval_reader.read_qrels(qrels) is None
+    with pytest.raises(TrecFormatError, match="relevance '1_0' is not a number"):
+        read_qrels(qrels)

@@ -32,7 +32,7 @@ import threading
 import numpy as np
 
 from evalkit.data.ordering import word_ranks
-from evalkit.trec_eval.rankings import RELVALUE_NONPOOL, RELVALUE_UNJUDGED, Qrels, read_input
+from evalkit.trec_eval.rankings import GRADE_MIN, LEVEL_CELLS, RELVALUE_NONPOOL, RELVALUE_UNJUDGED, Qrels, read_input
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _TOPIC_MULTIPLIER = np.uint64(0xD6E8FEB86659FD93)
@@ -79,6 +79,18 @@ def _by_rows(function, starts: np.ndarray, ends: np.ndarray, row_bytes: int, *ar
         return function(starts, ends, *args)
     parts = [function(starts[i:i + step], ends[i:i + step], *args) for i in range(0, len(starts), step)]
     return None if any(p is None for p in parts) else np.concatenate(parts)
+
+
+def _underscore_in(data: bytes, fields: "Fields", column: int) -> bool:
+    """Whether any field of ``column`` holds a '_' (one scan of the file for '_', then a search over the column's
+    spans; docnos and run tags with '_' are common and cost nothing more)."""
+    if b"_" not in data:
+        return False
+    where = np.flatnonzero(fields.raw == ord("_"))
+    starts, ends = fields.span(column)
+    after = np.searchsorted(starts, where, side="right") - 1  # the span starting at or before each '_'
+    inside = after >= 0
+    return bool((where[inside] < ends[after[inside]]).any())
 
 
 def regular_fields(data: bytes, width: int) -> Fields | None:
@@ -448,6 +460,8 @@ def read_qrels(path: os.PathLike | str, *, source: list | None = None, spread: i
     fields = regular_fields(data, 4)
     if fields is None:
         return None
+    if _underscore_in(data, fields, 3):
+        return None  # a grade such as 1_0 (atol reads 1, numpy 10): the general reader refuses it naming its line
     grades = parse_integers(fields.raw, *fields.span(3))
     if grades is None:
         return None
@@ -461,8 +475,8 @@ def read_qrels(path: os.PathLike | str, *, source: list | None = None, spread: i
         return None  # a document judged twice (the general reader names both lines), or two pairs' hashes collide
     ok = grades >= 0
     max_grade = int(grades.max()) if ok.any() else 0
-    if max_grade >= 1 << 20:
-        return None  # a grade far beyond any scale: the general reader's tables
+    if (max_grade + 1) * len(topics) > LEVEL_CELLS or (len(grades) and grades.min() < GRADE_MIN):
+        return None  # a grade beyond what the kit holds: the general reader refuses it naming its line
     levels = np.bincount(topic_ids[ok] * (max_grade + 1) + grades[ok], minlength=len(topics) * (max_grade + 1))
     return Qrels(name, topics, levels.reshape(len(topics), max_grade + 1), int((grades > 0).sum()), table=table)
 
@@ -499,6 +513,8 @@ def read_run(path: os.PathLike | str, qrels: Qrels | None = None, source: list |
     fields = regular_fields(data, 6)
     if fields is None:
         return None
+    if _underscore_in(data, fields, 4):
+        return None  # a score such as 2_0 (atof reads 2, Python 20): the general reader refuses it naming its line
     scores = parse_floats(data, fields.raw, *fields.span(4))
     if scores is None:
         return None
