@@ -17,7 +17,7 @@ import statistics
 import tempfile
 import time
 
-from common import Result, load_note, trec8_dir
+from common import Result, load_note, paired, trec8_dir
 
 PLAN_TARGET = 10.0
 VALIDATION_TARGET = 120.0
@@ -50,15 +50,10 @@ def _solver_rows(rounds: int = 5) -> list[Result]:
                 for d, v, a, p in grid]
 
     same = ours() == peer()
-    kit_times, peer_times, loads = [], [], [os.getloadavg()[0]]
-    for _ in range(rounds):  # interleaved: a machine that gets busier slows both
-        kit_times.append(_timed(ours)[1])
-        peer_times.append(_timed(peer)[1])
-        loads.append(os.getloadavg()[0])
-    kit, other = statistics.median(kit_times), statistics.median(peer_times)
-    return [Result(f"paired t-test topic set sizes, {len(grid)} requirements (exact noncentral t, smallest n)", kit,
-                   other, "statsmodels TTestPower.solve_power + ceil", ">= 1x", kit <= other,
-                   f"same sizes: {same}; medians of {rounds} interleaved rounds; {load_note(loads)}")]
+    pair = paired(ours, peer, rounds)
+    return [pair.result(f"paired t-test topic set sizes, {len(grid)} requirements (exact noncentral t, smallest n)",
+                        "statsmodels TTestPower.solve_power + ceil", ">= 1x", 1.0,
+                        "solving every requirement of the grid, in this process", f"same sizes: {same}")]
 
 
 def _plan_rows(collection, repeat: int = 3) -> list[Result]:

@@ -48,8 +48,12 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    return argparse.HelpFormatter(prog, width=100)  # a fixed width: the default asks shutil (and imports lzma, bz2)
+
+
 def build_parser(prog: str = "trec_eval") -> argparse.ArgumentParser:
-    p = _Parser(prog=prog, add_help=False, usage=USAGE, allow_abbrev=False)
+    p = _Parser(prog=prog, add_help=False, usage=USAGE, allow_abbrev=False, formatter_class=_formatter)
     p.add_argument("-h", "--help", action="store_true")
     p.add_argument("-v", "--version", action="store_true")
     p.add_argument("-q", "--query_eval_wanted", dest="q", action="store_true")
