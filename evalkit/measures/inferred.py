@@ -632,7 +632,8 @@ def trec_infap(collection: Collection, qrels=None, smoothing=TREC_EVAL_SMOOTHING
 
 
 def trec_infap_oracle_above(collection: Collection, qrels, complete_qrels,
-                            smoothing: tuple[float, float] = TREC_EVAL_SMOOTHING) -> np.ndarray:
+                            smoothing: tuple[float, float] = TREC_EVAL_SMOOTHING,
+                            within: JudgedPositions | None = None) -> np.ndarray:
     """(S, T) trec_eval's infAP with one change, for taking its bias apart: at a sampled relevant document at rank
     k > 1 with *nothing sampled above it* (j^{<k} = 0, so trec_eval's smoothed precision above is
     (0 + e)/(0 + 2e) = 1/2, Yilmaz et al. 2008 Sec. 3's Lidstone smoothing), the estimated number of relevant
@@ -642,10 +643,11 @@ def trec_infap_oracle_above(collection: Collection, qrels, complete_qrels,
     infAP's error due to that smoothing (used by :func:`evalkit.papers.yilmaz2008.tables.bias_breakdown`).
 
     ``qrels``: the sampled judgments (grade -1 = pooled, not sampled); ``complete_qrels``: the complete
-    judgments of the same pool (a document absent from them counts as nonrelevant)."""
+    judgments of the same pool (a document absent from them counts as nonrelevant). ``within``: as in
+    :func:`inferred_measures` (the same values, without a pass over the rankings)."""
     q = _as_judged(qrels, collection)
     full = _as_judged(complete_qrels, collection)
-    e = _entries(collection, q)
+    e = _entries(collection, q, within)
     at, prec, D, j, _, k = _trec_prec(e, q, smoothing)
     truly_relevant = (full.lookup(q.topic, q.doc) >= 1)[e.q]  # per qrels line once, then one gather
     first = e.first_of_row(at)
@@ -714,6 +716,7 @@ def infap_variance(
     unbiased: bool = True,
     ddof: int = 1,
     topics: np.ndarray | None = None,
+    within: JudgedPositions | None = None,
 ) -> InfAPVariance:
     """infAP (trec_eval's, = one-stratum xinfAP) and its variance, per topic and for mean infAP.
 
@@ -743,11 +746,12 @@ def infap_variance(
 
     Mean infAP over topics: ``var[mean] = sum_t var_t / T²``; intervals are ``value ± z sqrt(var)`` with z the
     normal quantile for ``confidence`` (1.96 for 0.95). ``topics`` (S, T) bool says which topics enter each run's
-    mean (default: topics the run retrieved something for and the qrels judge, trec_eval's rule).
+    mean (default: topics the run retrieved something for and the qrels judge, trec_eval's rule). ``within``: as
+    in :func:`inferred_measures` (the same values, without a pass over the rankings).
     """
     q = _as_judged(qrels, collection)
     S, T, _ = collection.docs.shape
-    e = _entries(collection, q)
+    e = _entries(collection, q, within)
     at, prec, D, j, rr, k = _trec_prec(e, q, smoothing)
     var_above = _precision_above_variance(D, j, rr, smoothing, unbiased)
     var_k = (D / k) ** 2 * var_above
