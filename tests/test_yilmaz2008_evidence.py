@@ -395,3 +395,22 @@ def test_notebook_runs_with_every_parameter_off_its_default(name, folders, shall
         assert len(degenerate) == 2 and degenerate.verdict.str.startswith("not rated: degenerate (k = 6").all()
     else:  # 3 runs: nothing computed on it is rated
         assert not claims.verdict.isin(["yes", "no", "partly"]).any()
+
+
+def test_the_notebook_marks_its_core_path_and_shows_progress():
+    import nbformat
+
+    from evalkit.batch.pipeline import NOTEBOOK_DIR
+
+    notebook = nbformat.read(str(NOTEBOOK_DIR / "01_yilmaz2008_inferred_ap_ndcg.ipynb"), as_version=4)
+    first, rest = notebook.cells[0], notebook.cells[1:]
+    assert "core path" in first.source and '"class"' in first.source  # how long the core path takes in class
+    for index, cell in enumerate(rest, start=1):
+        tags = set(cell.metadata.get("tags", []))
+        assert len(tags & {"core", "optional"}) == 1, f"cell {index}: {sorted(tags)}"
+    code = "\n".join(c.source for c in notebook.cells if c.cell_type == "code")
+    assert "progress=False" not in code and "print(plan)" not in code and "display(plan)" in code
+    # headings state no sample size: the sizes run are printed under the cells that ran them
+    headings = [line for c in notebook.cells if c.cell_type == "markdown" for line in c.source.splitlines()
+                if line.startswith("#")]
+    assert not [h for h in headings if re.search(r"\d+ (samples|trials|seeds)", h)], headings

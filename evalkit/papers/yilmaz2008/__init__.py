@@ -63,37 +63,46 @@ Reconstruction choices (the paper leaves them open; the notebook states them):
 * Depths at or beyond the pool depth mean "judge the whole pool" (the designs degenerate to it).
 
 Seeds: :func:`figure1` and :func:`figure2` draw each sample from ``SeedSequence([seed, tag, p or k])``; the trials of
-:func:`ci_validation`, :func:`figure3` and :func:`figure4` get :func:`evalkit.parallel.run_trials`' seeds and draw
-each sample from ``SeedSequence([trial_seed, tag, p or k])``, so one sample does not depend on which other p or k
-are run. Same seed, same numbers, on any executor.
+:func:`ci_validation`, :func:`figure2_trials`, :func:`figure3` and :func:`figure4` get
+:func:`evalkit.parallel.run_trials`' seeds and draw each sample from ``SeedSequence([trial_seed, tag, p or k])``, so
+one sample does not depend on which other p or k are run; the bootstrap intervals take the notebook's seed. Same
+seed, same numbers, on any executor.
+
+Uncertainty and grading (issues 26-28): every figure that comes from random samples carries its interval
+(:mod:`~evalkit.papers.yilmaz2008.intervals`) and every claim is rated on it by :mod:`evalkit.claims.rules`; a
+study that is degenerate on the collection (a design that judges the whole pool, a rate that samples all of it)
+is not rated, nor a figure from fewer samples than its rule needs (the class preset).
 
 The paper's TREC-9 and TREC-10 panels (Fig. 4) and its "identical conclusions" for TREC-9/10 in Sec. 2 need
 collections we do not have (:data:`PAPER_UNAVAILABLE`): point :func:`prepare` at a directory holding them.
 
-The package, one job a module (imports flow one way: paper, presets <- plan <- experiment <- tables <- figures
-<- explorer; claims uses tables, paper and experiment):
+The package, one job a module (imports flow one way: paper, presets <- plan; paper <- experiment <- tables <-
+intervals <- claims; experiment <- explorer):
 
-* :mod:`~evalkit.papers.yilmaz2008.paper`: the paper's settings, figures and sentences as data;
+* :mod:`~evalkit.papers.yilmaz2008.paper`: the paper's settings, figures and sentences as data (and the variance
+  forms, the kit's readings of its formula);
 * :mod:`~evalkit.papers.yilmaz2008.presets`: the run sizes per preset (:data:`PRESETS`, :func:`settings`);
-* :mod:`~evalkit.papers.yilmaz2008.plan`: what a collection must offer, the depths scaled to it (:func:`plan`);
+* :mod:`~evalkit.papers.yilmaz2008.plan`: every parameter checked, what a collection must offer, the depths scaled
+  to it, what is degenerate there (:func:`plan`);
 * :mod:`~evalkit.papers.yilmaz2008.experiment`: the truth, the sampling designs and the trials;
-* :mod:`~evalkit.papers.yilmaz2008.tables`: the results summarized as tables (KS test, bias, coverage, dominance);
+* :mod:`~evalkit.papers.yilmaz2008.tables`: the results summarized as tables (KS test, bias, coverage, dominance,
+  the truth's coverage, the deviations from the paper);
+* :mod:`~evalkit.papers.yilmaz2008.intervals`: every graded figure with its interval (over samples, blocks, seeds
+  or trials);
 * :mod:`~evalkit.papers.yilmaz2008.figures`: empty (the notebook draws the figures with :mod:`evalkit.display.plots`);
 * :mod:`~evalkit.papers.yilmaz2008.explorer`: the notebook's two widgets;
-* :mod:`~evalkit.papers.yilmaz2008.claims`: the paper beside the kit (:func:`claims`) and the findings in words.
+* :mod:`~evalkit.papers.yilmaz2008.claims`: the paper beside the kit, rated by the written rules (:func:`claims`),
+  the verdicts under each variance form (:func:`sensitivity`) and the findings in words.
 """
 
 from __future__ import annotations
 
 from evalkit.papers.yilmaz2008.claims import SENSITIVE_CLAIMS, claims, findings_markdown, sensitivity
 from evalkit.papers.yilmaz2008.experiment import (
-    DEFAULT_FORM,
     DEFAULT_SEED,
     FIGURE3_ESTIMATORS,
     FIGURE4_ESTIMATORS,
-    PAPER_FORM,
     SMOOTHINGS,
-    VARIANCE_FORMS,
     CIValidation,
     Figure2Trials,
     Gold,
@@ -134,10 +143,12 @@ from evalkit.papers.yilmaz2008.intervals import (
     validation_intervals,
 )
 from evalkit.papers.yilmaz2008.paper import (
+    DEFAULT_FORM,
     FIGURE2_DEPTHS,
     FIGURE3_DEPTHS,
     P_VALUES,
     PAPER_FIGURE2_SHARE,
+    PAPER_FORM,
     PAPER_INFNDCG_BIAS,
     PAPER_KS_NOT_REJECTED,
     PAPER_POOL_DEPTH,
@@ -146,6 +157,7 @@ from evalkit.papers.yilmaz2008.paper import (
     PAPER_TREC8_JUDGMENTS,
     PAPER_UNAVAILABLE,
     STRATA_RATIO,
+    VARIANCE_FORMS,
 )
 from evalkit.papers.yilmaz2008.plan import MIN_POOL_DEPTH, check_parameters, design_shares, plan
 from evalkit.papers.yilmaz2008.presets import PRESETS, settings

@@ -10,11 +10,9 @@ import pandas as pd
 from evalkit.claims import rules
 from evalkit.claims.rules import Rating
 from evalkit.papers.yilmaz2008.experiment import (
-    DEFAULT_FORM,
     DEFAULT_SEED,
     FIGURE3_ESTIMATORS,
     FIGURE4_ESTIMATORS,
-    PAPER_FORM,
     CIValidation,
     Figure2Trials,
     Gold,
@@ -37,7 +35,9 @@ from evalkit.papers.yilmaz2008.intervals import (
     tied_depths,
 )
 from evalkit.papers.yilmaz2008.paper import (
+    DEFAULT_FORM,
     PAPER_FIGURE2_SHARE,
+    PAPER_FORM,
     PAPER_KS_NOT_REJECTED,
     PAPER_TREC8_JUDGMENTS,
 )
@@ -447,17 +447,20 @@ SENSITIVE_CLAIMS = {
 
 
 def sensitivity(gold: Gold, validation: CIValidation, alpha: float = 0.05, plan=None,
-                seed: int = DEFAULT_SEED) -> pd.DataFrame:
+                seed: int = DEFAULT_SEED, progress: bool = True) -> pd.DataFrame:
     """Does each verdict that depends on the variance form survive the other forms? The form is the parameter the
     kit had to reconstruct (the Appendix leaves the population proportion unknown, :data:`VARIANCE_FORMS`). For
     every form of ``validation``, the ratings of Figure 1's coverage, the KS test and that form's own sd ratio;
-    no new samples (the validation computed every form on the same ones). One row per form."""
+    no new samples (the validation computed every form on the same ones). One row per form; ``progress``: a bar
+    over the forms (each form's intervals are bootstraps over every sample)."""
+    from tqdm.auto import tqdm
+
     from evalkit.claims import grade
 
     c = gold.collection
     context = {"name": c.name, "n_runs": c.n_runs, "n_topics": c.n_topics}
     rows = []
-    for form in validation.forms:
+    for form in tqdm(validation.forms, desc="Yilmaz 2008: verdicts per variance form", disable=not progress):
         rated = {}
         for claim in claims(gold, validation=validation, form=form, alpha=alpha, plan=plan, seed=seed):
             for start, name in SENSITIVE_CLAIMS.items():

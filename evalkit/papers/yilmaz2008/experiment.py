@@ -31,27 +31,15 @@ from evalkit.measures.inferred import (
     judged_positions,
     trec_infap_oracle_above,
 )
-from evalkit.papers.yilmaz2008.paper import FIGURE2_DEPTHS, FIGURE3_DEPTHS, P_VALUES
+from evalkit.papers.yilmaz2008.paper import FIGURE2_DEPTHS, FIGURE3_DEPTHS, P_VALUES, VARIANCE_FORMS
 from evalkit.parallel import run_trials
 from evalkit.stats import kendall_tau_rows
 
 DEFAULT_SEED = 2008
 
-#: the variance of infAP in four forms: name -> keyword arguments of :func:`evalkit.measures.inferred.infap_variance`
-VARIANCE_FORMS: dict[str, dict] = {
-    "paper plug-in, independent": {"unbiased": False, "covariance": False},
-    "paper plug-in, covariance": {"unbiased": False, "covariance": True},
-    "unbiased, independent": {"unbiased": True, "covariance": False},
-    "unbiased, covariance": {"unbiased": True, "covariance": True},
-}
-DEFAULT_FORM = "unbiased, independent"
-
 FIGURE3_ESTIMATORS = ("xinfAP (depth+random)", "infAP (random)", "infAP (depth+random)")
 FIGURE4_ESTIMATORS = ("xinfAP (4 strata)", "infAP (random)", "infNDCG (4 strata)", "nDCG (random)")
 
-#: the paper's formula (Sec. 2 / Appendix, the estimate plugged in) and the kit's default, the two forms the
-#: findings are stated for
-PAPER_FORM = "paper plug-in, independent"
 
 _TAGS = {name: zlib.crc32(name.encode()) for name in ("figure1", "figure2", "validation", "figure3", "figure4",
                                                       "random", "explorer")}

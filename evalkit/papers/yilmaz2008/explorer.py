@@ -6,10 +6,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from evalkit.measures.inferred import inferred_measures
+from evalkit.papers.yilmaz2008.paper import DEFAULT_FORM, VARIANCE_FORMS
 from evalkit.papers.yilmaz2008.experiment import (
-    DEFAULT_FORM,
     DEFAULT_SEED,
-    VARIANCE_FORMS,
     as_gold,
     depth_strata_judgments,
     figure1,

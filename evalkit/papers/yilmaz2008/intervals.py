@@ -69,8 +69,29 @@ def bootstrap_trials(n: int, statistic: Callable[[np.ndarray], np.ndarray], seed
                               unit=unit)
 
 
+_MEMO: dict[tuple, tuple] = {}
+
+
+def _memo(validation: CIValidation, key: tuple, compute: Callable[[], Interval]) -> Interval:
+    """An interval of ``validation`` computed once (the claims, the sensitivity table and the findings read the same
+    intervals): keyed by the validation object and ``key``; the last few validations are kept."""
+    full = (id(validation),) + key
+    hit = _MEMO.get(full)
+    if hit is not None and hit[0] is validation:
+        return hit[1]
+    if len({k[0] for k in _MEMO}) >= 3 and id(validation) not in {k[0] for k in _MEMO}:
+        oldest = next(iter(_MEMO))[0]
+        for k in [k for k in _MEMO if k[0] == oldest]:
+            del _MEMO[k]
+    interval = compute()
+    _MEMO[full] = (validation, interval)
+    return interval
+
+
 def _median_over_runs(ratio: np.ndarray) -> np.ndarray:
     """(resamples,) median over the runs of each row, NaN for a row without a finite value (no warning)."""
+    if np.isfinite(ratio).all():
+        return np.median(ratio, axis=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return np.nanmedian(ratio, axis=1)
@@ -96,16 +117,19 @@ def _index(values: Sequence, value, what: str) -> int:
 
 def coverage_interval(validation: CIValidation, p: float, form: str, seed=DEFAULT_SEED) -> Interval:
     """The share of runs whose interval covers MAP, mean over the samples, with its bootstrap over samples."""
-    per_trial = coverage_per_trial(validation)
-    values = per_trial[(per_trial.p == p) & (per_trial.form == form)]["covered"]
-    return bootstrap_interval(values, seed=seed, unit="samples")
+    def compute():
+        per_trial = coverage_per_trial(validation)
+        values = per_trial[(per_trial.p == p) & (per_trial.form == form)]["covered"]
+        return bootstrap_interval(values, seed=seed, unit="samples")
+
+    return _memo(validation, ("coverage", p, form, seed), compute)
 
 
 def bias_interval(validation: CIValidation, p: float, seed=DEFAULT_SEED) -> Interval:
     """E[mean infAP] - MAP, averaged over runs, with its bootstrap over samples."""
     i = _index(validation.p_values, p, "p")
     per_trial = (validation.mean[:, i, :] - validation.map[None, :]).mean(axis=1)
-    return bootstrap_interval(per_trial, seed=seed, unit="samples")
+    return _memo(validation, ("bias", p, seed), lambda: bootstrap_interval(per_trial, seed=seed, unit="samples"))
 
 
 def sd_ratio_interval(validation: CIValidation, p: float, form: str, seed=DEFAULT_SEED) -> Interval:
@@ -121,7 +145,8 @@ def sd_ratio_interval(validation: CIValidation, p: float, form: str, seed=DEFAUL
         ratio = np.divide(empirical, estimated, out=np.full(empirical.shape, np.nan), where=estimated > 0)
         return _median_over_runs(ratio) - 1.0
 
-    return bootstrap_trials(validation.trials, statistic, seed, "samples")
+    return _memo(validation, ("sd ratio", p, form, seed),
+                 lambda: bootstrap_trials(validation.trials, statistic, seed, "samples"))
 
 
 def smoothing_variance_interval(validation: CIValidation, p: float, seed=DEFAULT_SEED) -> Interval:
@@ -137,7 +162,8 @@ def smoothing_variance_interval(validation: CIValidation, p: float, seed=DEFAULT
         ratio = np.divide(a, b, out=np.full(a.shape, np.nan), where=b > 0)
         return _median_over_runs(ratio) - 1.0
 
-    return bootstrap_trials(validation.trials, statistic, seed, "samples")
+    return _memo(validation, ("smoothing", p, seed),
+                 lambda: bootstrap_trials(validation.trials, statistic, seed, "samples"))
 
 
 def ks_interval(validation: CIValidation, p: float, form: str, column: str = "not rejected",

@@ -1,7 +1,8 @@
 """Yilmaz, Kanoulas & Aslam 2008: the paper's own settings, figures and sentences, as data.
 
 Every number here is the paper's (TREC-8, its main collection, unless a comment says otherwise); nothing is
-computed on a collection. The kit's values beside them come from :mod:`evalkit.papers.yilmaz2008.tables` and
+computed on a collection. The variance forms are the readings of the paper's own formula the kit tries (the Appendix
+leaves one quantity open). The kit's values beside them come from :mod:`evalkit.papers.yilmaz2008.tables` and
 :mod:`evalkit.papers.yilmaz2008.claims`.
 """
 
@@ -13,6 +14,20 @@ P_VALUES = (0.10, 0.20, 0.30)
 FIGURE2_DEPTHS = (10, 5, 1)
 #: Figures 3 and 4: the sweep's depths k
 FIGURE3_DEPTHS = (1, 2, 3, 4, 5, 10, 20, 30, 40, 50)
+
+#: the variance of infAP (Sec. 2, Appendix) in the four forms the kit reads it in (the Appendix leaves the
+#: population proportion unknown): name -> keyword arguments of :func:`evalkit.measures.inferred.infap_variance`
+VARIANCE_FORMS: dict[str, dict] = {
+    "paper plug-in, independent": {"unbiased": False, "covariance": False},
+    "paper plug-in, covariance": {"unbiased": False, "covariance": True},
+    "unbiased, independent": {"unbiased": True, "covariance": False},
+    "unbiased, covariance": {"unbiased": True, "covariance": True},
+}
+DEFAULT_FORM = "unbiased, independent"
+
+#: the paper's formula (Sec. 2 / Appendix, the estimate plugged in) and the kit's default, the two forms the
+#: findings are stated for
+PAPER_FORM = "paper plug-in, independent"
 
 #: Sec. 5: Figure 4's three strata below the depth-k pool are sampled "with a ratio of 3:1.5:1"
 STRATA_RATIO = (3.0, 1.5, 1.0)

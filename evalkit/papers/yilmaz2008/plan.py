@@ -22,12 +22,14 @@ from evalkit.papers.needs import (
     scale_depths,
 )
 from evalkit.papers.yilmaz2008.paper import (
+    DEFAULT_FORM,
     FIGURE2_DEPTHS,
     FIGURE3_DEPTHS,
     P_VALUES,
     PAPER_FIGURE2_SHARE,
     PAPER_POOL_DEPTH,
     STRATA_RATIO,
+    VARIANCE_FORMS,
 )
 
 #: Figure 4's design needs a depth-k pool (k >= 1) and three strata below it, so a pool at least this deep
@@ -64,8 +66,6 @@ def check_parameters(*, seed=0, ratio=STRATA_RATIO, variance_form=None, ndcg_cut
                      sweep_points=None) -> dict:
     """The notebook's parameters that do not depend on the collection, checked: a bad value raises a ValueError of
     one sentence naming the parameter. Returns them normalized (ints, a tuple of floats)."""
-    from evalkit.papers.yilmaz2008.experiment import VARIANCE_FORMS
-
     out = {"seed": _int("seed", seed, 0)}
     if isinstance(ratio, (str, bytes)) or not isinstance(ratio, Sequence) or len(ratio) != 3:
         _fail("ratio", ratio, "give Figure 4's three stratum weights, e.g. [3.0, 1.5, 1.0]")
@@ -219,6 +219,9 @@ def plan(collection: Collection, pool_depth: int = PAPER_POOL_DEPTH, p_values: S
         set_values.append(f"figure2_depths {_shown(list(figure2_depths))} (the paper's 10, 5, 1)")
     if checked["ratio"] != tuple(STRATA_RATIO):
         set_values.append(f"ratio {_shown(checked['ratio'])} (the paper's 3 : 1.5 : 1)")
+    if checked["variance_form"] not in (None, DEFAULT_FORM):
+        set_values.append(f"variance_form '{checked['variance_form']}' (the kit's default '{DEFAULT_FORM}'; the "
+                          "Appendix leaves the form open)")
     if checked["ndcg_cutoff"] is not None:
         set_values.append(f"ndcg_cutoff {checked['ndcg_cutoff']} (the paper's trec_eval nDCG, no cut-off)")
     if set_values:

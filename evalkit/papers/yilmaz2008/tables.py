@@ -12,8 +12,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from evalkit.papers.yilmaz2008.experiment import DEFAULT_FORM, PAPER_FORM, CIValidation, Sweep, agreement
-from evalkit.papers.yilmaz2008.paper import PAPER_FIGURE2_SHARE
+from evalkit.papers.yilmaz2008.experiment import CIValidation, Sweep, agreement
+from evalkit.papers.yilmaz2008.paper import DEFAULT_FORM, PAPER_FIGURE2_SHARE, PAPER_FORM
 
 
 # ------------------------------------------------------------------------------------------- figure 1
@@ -386,17 +386,20 @@ def truth_table(gold) -> pd.DataFrame:
 
 
 def deviations(gold, plan=None, validation: CIValidation | None = None, figure2=None, bernoulli=None,
-               alpha: float = 0.05) -> pd.DataFrame:
+               alpha: float = 0.05, form: str | None = None) -> pd.DataFrame:
     """Where this replication deviates from the paper: one row per difference, with why and its effect (computed
     from the results given, where it can be). Columns ``what differs from the paper``, ``why``, ``effect``.
 
     ``plan``: the notebook's plan (depth scaling, sizes); ``validation`` (its variance forms, blocks);
     ``figure2``: :class:`~evalkit.papers.yilmaz2008.experiment.Figure2Trials` (the smoothing); ``bernoulli``: the
-    validation with Bernoulli samples (the sampling variant)."""
+    validation with Bernoulli samples (the sampling variant); ``form``: the variance form the claims use (default:
+    the plan's ``variance_form``, else the kit's default)."""
     from evalkit.papers.yilmaz2008.experiment import truth_counts
     from evalkit.papers.yilmaz2008.paper import FIGURE2_DEPTHS, PAPER_POOL_DEPTH
 
     counts = truth_counts(gold)
+    if form is None:
+        form = (plan.parameters.get("variance_form") if plan is not None else None) or DEFAULT_FORM
     rows = [(
         f"truth: AP under the depth-{gold.depth} pool of the {int(gold.judged.sum())} judged runs, graded by the "
         "collection's qrels",
@@ -417,8 +420,8 @@ def deviations(gold, plan=None, validation: CIValidation | None = None, figure2=
         table = ks_table(validation, alpha)
         ratio = table.groupby("form", sort=False)["empirical / estimated sd"].agg(["min", "max"])
         rows.append((
-            f"the variance of infAP in {len(validation.forms)} forms; the claims use "
-            f"'{DEFAULT_FORM}' unless variance_form says otherwise",
+            f"the variance of infAP in {len(validation.forms)} forms; the claims use '{form}' (the parameter "
+            "variance_form)",
             "the Appendix leaves the population proportion in var[PC_above] unknown (the kit plugs in the estimate, "
             "or its unbiased estimate, with or without the Appendix's covariances)",
             "empirical / estimated sd (median over runs): " + "; ".join(
