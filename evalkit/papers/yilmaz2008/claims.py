@@ -465,7 +465,10 @@ def sensitivity(gold: Gold, validation: CIValidation, alpha: float = 0.05, plan=
         for claim in claims(gold, validation=validation, form=form, alpha=alpha, plan=plan, seed=seed):
             for start, name in SENSITIVE_CLAIMS.items():
                 if claim.claim.startswith(start) and (start != "the variance form" or f"'{form}'" in claim.claim):
-                    rated[name] = grade(claim, context)["verdict"]
+                    verdict = grade(claim, context)["verdict"]
+                    # the table shows the verdict's word; the claims table below gives each interval
+                    rated[name] = verdict.split(" (")[0] if verdict.startswith(("inconclusive", "not rated")) \
+                        else verdict
         rows.append({"variance form": form, **rated})
     return pd.DataFrame(rows).set_index("variance form")
 
@@ -528,7 +531,7 @@ def findings_markdown(validation: CIValidation, alpha: float = 0.05, form: str =
         + (f"; not settled by these samples (the interval straddles the margin): {_names(unsettled)}"
            if unsettled else "") + ".")
     passed = {f: t.loc[t.form == f, "not rejected (bias removed)"] for f in validation.forms}
-    shown = [f for f in dict.fromkeys([PAPER_FORM, form] + right) if f in validation.forms]
+    shown = [f for f in dict.fromkeys([PAPER_FORM, form] + right + unsettled) if f in validation.forms]
     text = (f"* **(c) The KS test, kept apart.** It does not reject {_joined(t.loc[t.form == form, 'not rejected'])} "
             f"of the runs ('{form}'; the paper: {PAPER_KS_NOT_REJECTED:.0%}). With each run's bias removed: "
             + "; ".join(f"'{f}' {_joined(passed[f])}" for f in shown) + ". ")
@@ -541,7 +544,9 @@ def findings_markdown(validation: CIValidation, alpha: float = 0.05, form: str =
                                             "too large" if f in large_sd else "not settled") for f in pass_all))
     else:
         reading = ("even without the bias the test rejects many runs: "
-                   + (f"only {_names(right)} has the right variance" if right else "no form's variance is shown right"))
+                   + (f"only {_names(right)} has the right variance" if right else
+                      "no form's variance is shown right" + (f" (closest: {_names(unsettled)}, not settled)"
+                                                               if unsettled else "")))
     lines.append(text + reading[0].upper() + reading[1:] + ".")
     cov = coverage_over_trials(validation, [form])
     if len(cov):
