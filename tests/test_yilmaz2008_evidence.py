@@ -91,7 +91,7 @@ def test_whole_pool_designs_are_degenerate_and_not_rated(shallow):
     assert not fig3_rows.interval.str.contains("k=6").any()
     # the validation's p = 1 is left out of the parts
     coverage = table[table.claim.str.startswith("Fig. 1")].iloc[0]
-    assert "p=100%" not in coverage.interval and "not rated at degenerate (sampling rate 1" in coverage.note
+    assert "p=100%" not in coverage.interval and "p = 100% not rated: degenerate (sampling rate 1" in coverage.note
 
 
 def test_a_study_degenerate_at_every_depth_is_not_rated(shallow):

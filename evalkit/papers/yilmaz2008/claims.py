@@ -142,7 +142,8 @@ def _validation_claims(v: CIValidation, fig1, form, alpha, plan, seed, data) -> 
                       f"spread over at least {MIN_BLOCKS} repetitions")
     else:
         few_blocks = ""
-    skipped = f"; not rated at {degenerate}" if degenerate and ps else ""
+    left_out = [p for p in v.p_values if p not in ps]
+    skipped = (f"; p = {_joined(left_out)} not rated: {degenerate}" if degenerate and ps else "")
     rows = []
 
     # Figure 1: coverage of the 95% intervals, over the samples
