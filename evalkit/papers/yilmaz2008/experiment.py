@@ -107,7 +107,9 @@ def _pool_lines(collection: Collection, qrels: JudgedSet, depth: int | None) -> 
         return table[np.where(docs >= 0, keys, space)]
     pos = np.searchsorted(qrels.keys, keys)
     clipped = np.minimum(pos, max(len(qrels) - 1, 0))
-    found = (docs >= 0) & (pos < len(qrels)) & (qrels.keys[clipped] == keys) if len(qrels) else np.zeros(docs.shape, bool)
+    if not len(qrels):
+        return np.full(docs.shape, 0, np.int32)
+    found = (docs >= 0) & (pos < len(qrels)) & (qrels.keys[clipped] == keys)
     return np.where(found, clipped, len(qrels)).astype(np.int32)
 
 
