@@ -1,4 +1,4 @@
-"""Tests for the notebook helpers of evalkit.papers.carterette2007 (toy example, text summaries, figure,
+"""Tests for the notebook helpers of the evalkit.papers.carterette2007 package (toy example, text summaries, figure,
 widget)."""
 
 from __future__ import annotations
@@ -181,10 +181,11 @@ def test_trial_data_topic_subset(results):
 
 def test_tilt_and_reestimation_diagnostics(results):
     from evalkit.confidence import Universe
+    from evalkit.papers.carterette2007.experiment import _tilted
 
     data, _ = results
     u = Universe.from_docs(data.docs[:2])
-    p = exp._tilted(u, np.zeros(u.n, bool), 0.01)
+    p = _tilted(u, np.zeros(u.n, bool), 0.01)
     a_only = (u.rank[0, :u.n] > 0) & (u.rank[1, :u.n] == 0)
     b_only = (u.rank[1, :u.n] > 0) & (u.rank[0, :u.n] == 0)
     assert np.allclose(p[a_only], 0.51) and np.allclose(p[b_only], 0.49) and np.allclose(p[~a_only & ~b_only], 0.5)

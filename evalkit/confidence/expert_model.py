@@ -46,7 +46,7 @@ after the first 10 judgments gives the unjudged documents of one run a different
 run's (a run-wide tilt, typically several hundredths). The variance of dMAP barely changes (with 50 topics its SD is
 about 0.01 either way), but E[dMAP] moves by many SDs, so P(dMAP < 0) jumps to ~0 or ~1 and RTC stops after 10
 judgments, far too sure. The paper says its smoothing parameters were trained on TREC-4 (not available here); the kit
-chooses a = b on held-out data (``evalkit.papers.carterette2007.RTC_SMOOTHED``, ``PRIOR_SOURCE``).
+chooses a = b on held-out data (``evalkit.papers.carterette2007.experiment.RTC_SMOOTHED``, ``PRIOR_SOURCE``).
 ``coefficient_uncertainty=True`` is another answer, beyond the paper: it adds the coefficients' own uncertainty to
 Var[dMAP], which is what a tilt fitted on 10 judgments lacks.
 
