@@ -15,7 +15,7 @@ def run(repeat: int = 5) -> list[Result]:
     if folder is None:
         return [Result("Yilmaz 2008 benchmarks", float("nan"), None, "-", "-", None, "TREC-8 data not found: skipped")]
     from evalkit.data.datasets import load_directory
-    from evalkit.measures.inferred import infap_variance
+    from evalkit.measures.infap_variance import infap_variance
     from evalkit.papers import yilmaz2008 as y
     from evalkit.papers.yilmaz2008 import experiment
 

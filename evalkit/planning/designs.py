@@ -295,7 +295,7 @@ def design_variances(collection: Collection, measure: str = "AP", judged_depth: 
     judged runs' pool: :func:`evalkit.data.pools.judged_depth`); ``designs`` (default :func:`design_grid`),
     ``replicates`` draws of each random design, seeded by ``seed``. ``frame.attrs`` keeps the measure, the judged
     depth D, the collection's name and the full judgments' scores' shape."""
-    from evalkit.measures.inferred import judged_positions
+    from evalkit.measures.judged_positions import judged_positions
     from evalkit.stats import kendall_tau
 
     if int(replicates) < 1:

@@ -15,7 +15,8 @@ The paper's three contributions, each run on any collection with judged (pool-co
    xinfAP and infNDCG against infAP and plain nDCG on uniform samples of the same size).
 
 The measures live in :mod:`evalkit.measures.inferred` (infAP = trec_eval's ``infAP``, Yilmaz & Aslam 2006, the
-estimator the paper's variance is for; xinfAP and infNDCG with NIST ``sample_eval.pl`` semantics), the sampling
+estimator the paper's variance is for, :mod:`evalkit.measures.infap_variance`; xinfAP and infNDCG with NIST
+``sample_eval.pl`` semantics), the sampling
 designs in :mod:`evalkit.judging.stratified_sampling` (:func:`~evalkit.judging.stratified_sampling.uniform_sample`,
 :func:`~evalkit.judging.stratified_sampling.depth_plus_random`,
 :func:`~evalkit.judging.stratified_sampling.depth_plus_strata`), trials go through :func:`evalkit.parallel.run_trials`.

@@ -22,15 +22,14 @@ from evalkit.judging.stratified_sampling import (
 )
 from evalkit.measures import kernels
 from evalkit.measures.evaluation import score_matrix
+from evalkit.measures.infap_variance import infap_variance
 from evalkit.measures.inferred import (
     SAMPLE_EVAL_SMOOTHING,
     TREC_EVAL_SMOOTHING,
-    JudgedPositions,
-    infap_variance,
     inferred_measures,
-    judged_positions,
     trec_infap_oracle_above,
 )
+from evalkit.measures.judged_positions import JudgedPositions, judged_positions
 from evalkit.papers.yilmaz2008.paper import FIGURE2_DEPTHS, FIGURE3_DEPTHS, P_VALUES, VARIANCE_FORMS
 from evalkit.parallel import run_trials
 from evalkit.stats import kendall_tau_rows
@@ -168,7 +167,7 @@ _POSITIONS: dict[int, tuple[Gold, JudgedPositions]] = {}
 
 
 def positions(gold: Gold) -> JudgedPositions:
-    """Where the truth pool's documents stand in the rankings (:func:`evalkit.measures.inferred.judged_positions`),
+    """Where the truth pool's documents stand in the rankings (:func:`evalkit.measures.judged_positions.judged_positions`),
     found once per process and reused by every sample of the pool (``within=``): every sample keeps the pool's
     lines (unsampled ones with grade -1), so the measures skip their pass over the 6.45 M ranked documents of
     TREC-8 (the same values)."""

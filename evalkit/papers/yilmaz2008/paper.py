@@ -16,7 +16,7 @@ FIGURE2_DEPTHS = (10, 5, 1)
 FIGURE3_DEPTHS = (1, 2, 3, 4, 5, 10, 20, 30, 40, 50)
 
 #: the variance of infAP (Sec. 2, Appendix) in the four forms the kit reads it in (the Appendix leaves the
-#: population proportion unknown): name -> keyword arguments of :func:`evalkit.measures.inferred.infap_variance`
+#: population proportion unknown): name -> keyword arguments of :func:`evalkit.measures.infap_variance.infap_variance`
 VARIANCE_FORMS: dict[str, dict] = {
     "paper plug-in, independent": {"unbiased": False, "covariance": False},
     "paper plug-in, covariance": {"unbiased": False, "covariance": True},
