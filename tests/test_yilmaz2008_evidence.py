@@ -92,6 +92,9 @@ def test_whole_pool_designs_are_degenerate_and_not_rated(shallow):
     # the validation's p = 1 is left out of the parts
     coverage = table[table.claim.str.startswith("Fig. 1")].iloc[0]
     assert "p=100%" not in coverage.interval and "p = 100% not rated: degenerate (sampling rate 1" in coverage.note
+    # its undefined coverage (sd 0) is named, not printed as nan (which would read 'not rated: NaN' for the row)
+    assert "nan" not in coverage.kit_value and "/degenerate of runs" in coverage.kit_value
+    assert coverage.verdict != "not rated: NaN"
 
 
 def test_a_study_degenerate_at_every_depth_is_not_rated(shallow):

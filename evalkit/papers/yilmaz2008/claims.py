@@ -146,6 +146,9 @@ def _validation_claims(v: CIValidation, fig1, form, alpha, plan, seed, data) -> 
     skipped = (f"; p = {_joined(left_out)} not rated: {degenerate}" if degenerate and ps else "")
     rows = []
 
+    def per_p(values, fmt="{:.0%}"):  # a degenerate p's figures are undefined (sd 0): named, never printed as nan
+        return "/".join(fmt.format(x) if p in ps else "degenerate" for p, x in zip(v.p_values, values))
+
     # Figure 1: coverage of the 95% intervals, over the samples
     parts = [(f"p={p:.0%}", *_rated(rules.at_least, coverage_interval(v, p, form, seed), GREATEST_MAJORITY,
                                      "coverage"))
@@ -154,12 +157,13 @@ def _validation_claims(v: CIValidation, fig1, form, alpha, plan, seed, data) -> 
     one = ""
     if fig1 is not None:
         g = fig1[fig1.form == form].groupby("p", sort=False)["covers"].mean()
-        one = f"; Figure 1's one sample: {_joined(g)}"
+        one = f"; Figure 1's one sample: {per_p(g)}"
     rating = _parts(parts, every=True) if parts else Rating("inconclusive")
     rows.append(Claim(PAPER, f"Fig. 1: 95% CIs of mean infAP cover the actual MAP (p = {shown})",
                       f"the greatest majority (read: >= {GREATEST_MAJORITY:.0%} of runs)",
-                      f"mean over {v.trials} samples {_joined(cov['mean'])} of runs ({form}; one sample ranges "
-                      f"{', '.join(f'{a:.0%}-{b:.0%}' for a, b in zip(cov['min'], cov['max']))}){one}", data,
+                      f"mean over {v.trials} samples {per_p(cov['mean'])} of runs ({form}; one sample ranges "
+                      f"{per_p([f'{a:.0%}-{b:.0%}' for a, b in zip(cov['min'], cov['max'])], '{}').replace('/', ', ')})"
+                      f"{one}", data,
                       note="graded on the mean over samples: every run shares a sample, so one sample's coverage "
                            "swings widely" + skipped,
                       not_rated=all_degenerate or few_samples, **rating.fields()))
@@ -174,9 +178,9 @@ def _validation_claims(v: CIValidation, fig1, form, alpha, plan, seed, data) -> 
     paper_form = table[table.form == PAPER_FORM]
     rows.append(Claim(PAPER, f"KS test of the deviations (in sds) against N(0,1), {v.block_size} samples, alpha = "
                       f"{alpha}: share of runs not rejected", f"{PAPER_KS_NOT_REJECTED:.0%}",
-                      f"{_joined(kit['not rejected'])} at p = {shown} ({form}"
+                      f"{per_p(kit['not rejected'])} at p = {shown} ({form}"
                       + (f"; median over {v.blocks} blocks of {v.block_size}" if v.blocks > 1 else "") + ")"
-                      + (f"; {_joined(paper_form['not rejected'])} with the paper's formula"
+                      + (f"; {per_p(paper_form['not rejected'])} with the paper's formula"
                          if len(paper_form) and form != PAPER_FORM else ""), data,
                       note="a pass rate of one experiment of 100 samples swings between repetitions: rated on its "
                            "spread over blocks; the bias and the variance are kept apart in the next rows" + skipped,
@@ -190,11 +194,11 @@ def _validation_claims(v: CIValidation, fig1, form, alpha, plan, seed, data) -> 
         rating = _parts(parts, every=True) if parts else Rating("inconclusive")
         rows.append(Claim(PAPER, "infAP is an unbiased estimator of AP (Sec. 2), so mean infAP - MAP is centred "
                           "on 0", "unbiased, by construction",
-                          f"E[mean infAP] - MAP = {_joined(b['bias'], '{:+.3f}')} at p = {shown}; "
-                          f"{_joined(b['runs low by > 2 SE'])} of runs low by > 2 SE; parts: empty topics "
-                          f"{_joined(b[BIAS_PARTS[0]], '{:+.3f}')}, smoothing to 1/2 "
-                          f"{_joined(b[BIAS_PARTS[1]], '{:+.3f}')}, ratio estimator "
-                          f"{_joined(b[BIAS_PARTS[2]], '{:+.3f}')}", data,
+                          f"E[mean infAP] - MAP = {per_p(b['bias'], '{:+.3f}')} at p = {shown}; "
+                          f"{per_p(b['runs low by > 2 SE'])} of runs low by > 2 SE; parts: empty topics "
+                          f"{per_p(b[BIAS_PARTS[0]], '{:+.3f}')}, smoothing to 1/2 "
+                          f"{per_p(b[BIAS_PARTS[1]], '{:+.3f}')}, ratio estimator "
+                          f"{per_p(b[BIAS_PARTS[2]], '{:+.3f}')}", data,
                           note="topics with no sampled relevant document score 0; with nothing sampled above a "
                                "relevant document the precision above is smoothed to 1/2; the rest is the ratio "
                                "estimator's bias" + skipped,
@@ -211,9 +215,9 @@ def _validation_claims(v: CIValidation, fig1, form, alpha, plan, seed, data) -> 
         rows.append(Claim(PAPER, "the variance of infAP (Sec. 2, Appendix: the estimate plugged into the "
                           "hypergeometric formula) fits: with the bias removed the KS test passes",
                           f"{PAPER_KS_NOT_REJECTED:.0%} not rejected",
-                          f"paper's formula: empirical / estimated sd {_joined(ratio, '{:.2f}')}; bias removed "
-                          f"{_joined(paper_form['not rejected (bias removed)'])} pass (kit's {form}: "
-                          f"{_joined(kit['not rejected (bias removed)'])})", data,
+                          f"paper's formula: empirical / estimated sd {per_p(ratio, '{:.2f}')}; bias removed "
+                          f"{per_p(paper_form['not rejected (bias removed)'])} pass (kit's {form}: "
+                          f"{per_p(kit['not rejected (bias removed)'])})", data,
                           note="'bias removed' centres each run on its own mean over the samples (the KS test is "
                                "then conservative); which form's sd is right: the rows beyond the paper" + skipped,
                           not_rated=all_degenerate or few_blocks, **rating.fields()))
@@ -225,7 +229,7 @@ def _validation_claims(v: CIValidation, fig1, form, alpha, plan, seed, data) -> 
             ratio = table.loc[table.form == f, "empirical / estimated sd"]
             rows.append(Claim(PAPER, f"the variance form '{f}' is right: the empirical sd of mean infAP over the "
                               "samples equals the estimated one", "(the kit's reconstruction)",
-                              f"empirical / estimated sd {_joined(ratio, '{:.2f}')} at p = {shown} (median over "
+                              f"empirical / estimated sd {per_p(ratio, '{:.2f}')} at p = {shown} (median over "
                               "runs)", data, note="the Appendix leaves the population proportion unknown: the kit "
                                                   "tries four forms (VARIANCE_FORMS)" + skipped,
                               not_rated=all_degenerate or _class_size(v.trials, MIN_SD_SAMPLES, "samples per p",
