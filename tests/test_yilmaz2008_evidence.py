@@ -95,6 +95,11 @@ def test_whole_pool_designs_are_degenerate_and_not_rated(shallow):
     # its undefined coverage (sd 0) is named, not printed as nan (which would read 'not rated: NaN' for the row)
     assert "nan" not in coverage.kit_value and "/degenerate of runs" in coverage.kit_value
     assert coverage.verdict != "not rated: NaN"
+    # the findings in words leave p = 1 out of every conclusion the same way
+    text = y.findings_markdown(validation, plan=plan)
+    assert "nan" not in text.lower() and "*p = 100% is left out: degenerate (sampling rate 1" in text
+    assert "(p = 100% degenerate)" in text and "/degenerate" in text
+    assert "is left out" not in y.findings_markdown(validation)  # without a plan every rate is read
 
 
 def test_a_study_degenerate_at_every_depth_is_not_rated(shallow):

@@ -5,6 +5,7 @@ every number and conclusion computed from the results."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from evalkit.claims import rules
@@ -482,25 +483,37 @@ def sensitivity(gold: Gold, validation: CIValidation, alpha: float = 0.05, plan=
 
 
 def findings_markdown(validation: CIValidation, alpha: float = 0.05, form: str = DEFAULT_FORM,
-                      seed: int = DEFAULT_SEED) -> str:
+                      seed: int = DEFAULT_SEED, plan=None) -> str:
     """The validation's findings in words, every number (and every conclusion) computed from ``validation``:
     (a) the bias of infAP and its parts, (b) which variance form fits, (c) the KS test with and without the bias,
-    (d) the coverage (Markdown)."""
+    (d) the coverage (Markdown). A sampling rate ``plan`` marks degenerate (``validation at p = ...``) is left out
+    of every conclusion and its figures read "degenerate"."""
     t = ks_table(validation, alpha)
+    left_out = {p: _degenerate(plan, f"validation at p = {p:g}") for p in validation.p_values}
+    kept = [p for p in validation.p_values if not left_out[p]]
+    mask = np.array([p in kept for p in validation.p_values])
+
+    def per_p(values, fmt="{:.0%}"):
+        return "/".join(fmt.format(x) if p in kept else "degenerate" for p, x in zip(validation.p_values, values))
+
     b = bias_breakdown(validation) if validation.parts is not None else None
     ps = _joined(validation.p_values)
     blocks = (f" ({validation.blocks} blocks of {validation.block_size}: each figure of the KS test is the median "
               "over the blocks)" if validation.blocks > 1 else "")
     lines = [f"**What {validation.trials} samples at p = {ps} show**{blocks} (every number below is computed from "
              "this run):", ""]
+    lines += [f"*p = {p:.0%} is left out: {why}.*" for p, why in left_out.items() if why] + ([""] if len(kept) <
+                                                                                           len(left_out) else [])
+    if not kept:
+        return "\n".join(lines)
     if validation.block_size < PAPER_BLOCK:
         lines += [f"*Only {validation.block_size} samples per KS test (the paper's {PAPER_BLOCK}): the test has little "
                   "power to reject, so its pass rates are not rated here; the bias and the sd ratios still "
                   "show.*", ""]
     if b is not None:
         low = b["runs low by > 2 SE"]
-        intervals = [bias_interval(validation, p, seed) for p in validation.p_values]
-        if (b["bias"] < 0).all():
+        intervals = [bias_interval(validation, p, seed) for p in kept]
+        if (b["bias"][mask] < 0).all():
             size = "falls short of MAP by " + "/".join(f"{-i.estimate:.3f} [{-i.high:.3f}, {-i.low:.3f}]"
                                                       for i in intervals)
         else:
@@ -508,26 +521,27 @@ def findings_markdown(validation: CIValidation, alpha: float = 0.05, form: str =
         small = [rules.small(i, "score").agrees for i in intervals]
         verdict = ("no bias beyond the 'small' margin" if set(small) == {"yes"} else
                    "a bias beyond the 'small' margin" if "no" in small else "a bias near the 'small' margin")
+        size += "".join(f" (p = {p:.0%} degenerate)" for p in validation.p_values if p not in kept)
         lines.append(
             f"* **(a) The bias: {verdict}** ({rules.margin('small', 'score')} on the AP scale). Mean infAP {size} "
-            f"(mean over runs; 95% bootstrap over the samples); {_joined(low)} of the runs are low by more than 2 "
-            f"standard errors (high: {_joined(b['runs high by > 2 SE'])}); correlation of the bias with MAP "
-            f"{_joined(b['corr(bias, MAP)'], '{:+.2f}')}. It splits into {_joined(b[BIAS_PARTS[0]], '{:+.3f}')} from "
-            f"topics with no sampled relevant document (they score 0; {_joined(b['empty topics a trial'], '{:.1f}')} "
-            f"topics a sample), {_joined(b[BIAS_PARTS[1]], '{:+.3f}')} from the smoothing to 1/2 where nothing above "
-            f"a relevant document was sampled, and {_joined(b[BIAS_PARTS[2]], '{:+.3f}')} from the ratio estimator "
+            f"(mean over runs; 95% bootstrap over the samples); {per_p(low)} of the runs are low by more than 2 "
+            f"standard errors (high: {per_p(b['runs high by > 2 SE'])}); correlation of the bias with MAP "
+            f"{per_p(b['corr(bias, MAP)'], '{:+.2f}')}. It splits into {per_p(b[BIAS_PARTS[0]], '{:+.3f}')} from "
+            f"topics with no sampled relevant document (they score 0; {per_p(b['empty topics a trial'], '{:.1f}')} "
+            f"topics a sample), {per_p(b[BIAS_PARTS[1]], '{:+.3f}')} from the smoothing to 1/2 where nothing above "
+            f"a relevant document was sampled, and {per_p(b[BIAS_PARTS[2]], '{:+.3f}')} from the ratio estimator "
             "itself. The variance formula cannot see a bias.")
     fits = {f: rules.combine([rules.comparable(sd_ratio_interval(validation, p, f, seed), "relative")
-                              for p in validation.p_values], every=True).agrees for f in validation.forms}
+                              for p in kept], every=True).agrees for f in validation.forms}
     ratios = {f: t.loc[t.form == f, "empirical / estimated sd"] for f in validation.forms}
     right = [f for f, a in fits.items() if a == "yes"]
-    small_sd = [f for f in validation.forms if fits[f] == "no" and (ratios[f] > 1).all()]
-    large_sd = [f for f in validation.forms if fits[f] == "no" and (ratios[f] < 1).all()]
+    small_sd = [f for f in validation.forms if fits[f] == "no" and (ratios[f][mask] > 1).all()]
+    large_sd = [f for f in validation.forms if fits[f] == "no" and (ratios[f][mask] < 1).all()]
     unsettled = [f for f in validation.forms if f not in right + small_sd + large_sd]
     margin = rules.margin("comparable", "relative")
     lines.append(
         "* **(b) Which variance is right.** The empirical sd of mean infAP over the samples, divided by the "
-        "estimated one (median over runs; 1 = right): " + "; ".join(f"'{f}' {_joined(ratios[f], '{:.2f}')}"
+        "estimated one (median over runs; 1 = right): " + "; ".join(f"'{f}' {per_p(ratios[f], '{:.2f}')}"
                                                                    for f in validation.forms)
         + f". Within {margin:.0%} of 1 over its whole interval ('comparable'): "
         + (_names(right) if right else "no form")
@@ -537,10 +551,10 @@ def findings_markdown(validation: CIValidation, alpha: float = 0.05, form: str =
            if unsettled else "") + ".")
     passed = {f: t.loc[t.form == f, "not rejected (bias removed)"] for f in validation.forms}
     shown = [f for f in dict.fromkeys([PAPER_FORM, form] + right + unsettled) if f in validation.forms]
-    text = (f"* **(c) The KS test, kept apart.** It does not reject {_joined(t.loc[t.form == form, 'not rejected'])} "
+    text = (f"* **(c) The KS test, kept apart.** It does not reject {per_p(t.loc[t.form == form, 'not rejected'])} "
             f"of the runs ('{form}'; the paper: {PAPER_KS_NOT_REJECTED:.0%}). With each run's bias removed: "
-            + "; ".join(f"'{f}' {_joined(passed[f])}" for f in shown) + ". ")
-    pass_all = [f for f in shown if (passed[f] >= PAPER_KS_NOT_REJECTED).all()]
+            + "; ".join(f"'{f}' {per_p(passed[f])}" for f in shown) + ". ")
+    pass_all = [f for f in shown if (passed[f][mask] >= PAPER_KS_NOT_REJECTED).all()]
     if pass_all:
         reading = (f"with the bias removed {_names(pass_all)} pass{'es' if len(pass_all) == 1 else ''} for at least "
                    f"{PAPER_KS_NOT_REJECTED:.0%} of the runs, so what fails the test is the bias; but the test centred "
@@ -555,12 +569,12 @@ def findings_markdown(validation: CIValidation, alpha: float = 0.05, form: str =
     lines.append(text + reading[0].upper() + reading[1:] + ".")
     cov = coverage_over_trials(validation, [form])
     if len(cov):
-        intervals = [coverage_interval(validation, p, form, seed) for p in validation.p_values]
+        intervals = [coverage_interval(validation, p, form, seed) for p in kept]
         lines.append(
             f"* **(d) Coverage.** Over the {validation.trials} samples the 95% intervals ('{form}') cover MAP for "
             + "/".join(f"{i.estimate:.0%} [{i.low:.0%}, {i.high:.0%}]" for i in intervals)
             + f" of the runs on average (95% bootstrap over the samples), one sample ranging from "
-            f"{_joined(cov['min'])} to {_joined(cov['max'])}: one sample (Figure 1) says little.")
+            f"{per_p(cov['min'])} to {per_p(cov['max'])}: one sample (Figure 1) says little.")
     return "\n".join(lines)
 
 
