@@ -1,7 +1,7 @@
-"""Inferred measures from sampled judgments, with NIST ``sample_eval.pl`` semantics, and the variance of infAP.
+"""Inferred measures from sampled judgments, with NIST ``sample_eval.pl`` semantics.
 
 Sources: Yilmaz, Kanoulas and Aslam, "A simple and efficient sampling method for estimating AP and NDCG",
-SIGIR 2008 (Sec. 2 and Appendix: variance of infAP; Sec. 3: xinfAP; Sec. 4: infNDCG), and NIST's
+SIGIR 2008 (Sec. 2: infAP; Sec. 3: xinfAP; Sec. 4: infNDCG), and NIST's
 ``sample_eval.pl`` (the version of 10 Oct 2011), which defines the measures in practice. What ``sample_eval.pl``
 does, and what this module does the same way:
 
@@ -57,22 +57,21 @@ sampled qrels gets NaN (neither tool scores it).
 
 Everything is vectorized over runs x topics x ranks: the pooled documents of all rankings are found by gathers
 from a lookup table (in blocks of ranked documents, so the temporaries stay small), and the counts "above rank k"
-are prefix sums along the rankings. Samples of one pool can share that search (:func:`judged_positions`).
+are prefix sums along the rankings. The lookup is :mod:`evalkit.measures.judged_positions` (samples of one pool
+can share it: :func:`~evalkit.measures.judged_positions.judged_positions`); the variance of infAP is
+:mod:`evalkit.measures.infap_variance`.
 """
 
 from __future__ import annotations
 
 import re
-import threading
-import weakref
 from dataclasses import dataclass
-from statistics import NormalDist
 from typing import Mapping, Sequence
 
 import numpy as np
 
 from evalkit.data.collection import Collection, JudgedSet
-from evalkit.data.trec_files import Qrels
+from evalkit.measures.judged_positions import JudgedPositions, _as_judged, _Entries, _entries
 
 __all__ = [
     "SAMPLE_EVAL_SMOOTHING",
@@ -83,13 +82,9 @@ __all__ = [
     "estimated_grade_counts",
     "ideal_dcg",
     "trec_infap",
-    "infap_variance",
-    "InfAPVariance",
     "trec_infap_oracle_above",
     "qrels_statistics",
     "QrelsStatistics",
-    "judged_positions",
-    "JudgedPositions",
 ]
 
 SAMPLE_EVAL_SMOOTHING = (0.00001, 0.00003)  # sample_eval.pl: (r + 0.00001) / (n + 0.00003)
@@ -138,25 +133,6 @@ class QrelsStatistics:
     def weights(self) -> np.ndarray:
         """(T, C) inverse inclusion probabilities N_s / n_s (0 where n_s = 0)."""
         return np.divide(self.pooled, self.n_sampled, out=np.zeros(self.pooled.shape), where=self.n_sampled > 0)
-
-
-def _as_judged(qrels, collection: Collection | None = None) -> JudgedSet:
-    if qrels is None:
-        if collection is None:
-            raise ValueError("qrels are required")
-        return collection.qrels
-    if hasattr(qrels, "qrels") and isinstance(getattr(qrels, "qrels"), JudgedSet):  # SampleResult
-        return qrels.qrels
-    if isinstance(qrels, Qrels):
-        if collection is None:
-            raise ValueError("file qrels need a collection to be aligned with; pass a JudgedSet")
-        return collection.align_qrels(qrels)
-    if isinstance(qrels, JudgedSet):
-        if collection is not None and (qrels.n_topics != collection.n_topics
-                                       or qrels.n_docs != len(collection.vocabulary)):
-            raise ValueError("qrels are not aligned with this collection (topics or vocabulary differ)")
-        return qrels
-    raise TypeError(f"expected JudgedSet, Qrels or SampleResult, got {type(qrels).__name__}")
 
 
 def _mapped_gains(grade: np.ndarray, gains: Mapping | None) -> np.ndarray:
@@ -226,212 +202,6 @@ def ideal_dcg(sampled_qrels, k: int | None, gains: Mapping | None = None) -> np.
     starts = np.minimum(cum - counts, k)
     H = _discount_prefix(k)
     return ((H[ends] - H[starts]) * values[None, :]).sum(axis=1)
-
-
-# --------------------------------------------------------------------------------- pooled entries lookup
-
-_DENSE_LIMIT = 1 << 25  # topic x vocabulary lookup tables up to 32M entries (128 MB); pair numbering beyond
-_INDEX_CACHE: dict[int, "_EntryIndex"] = {}
-_TABLES: dict[int, np.ndarray] = {}  # topic x vocabulary size -> lookup table (all -1 between calls)
-_TABLE_LOCK = threading.Lock()
-
-
-class _EntryIndex:
-    """For one ``docs`` array: how to find, for every ranked document, its line in a qrels.
-
-    The rankings are visited in (topic, run, rank) order, so that one topic's part of the lookup table stays in
-    cache while all runs are looked up. Dense mode (topic x vocabulary space below ``_DENSE_LIMIT``): int32 keys
-    ``topic * V + doc`` into a table of qrels lines (4 bytes per topic x document, 70 MB for TREC-8), allocated
-    once per size and reset after each lookup. Indexes are cached per ``docs`` array (dropped with it); the
-    arrays are assumed not to change in place. Pair mode: every distinct (topic, doc)
-    pair of the rankings numbered once, so a lookup needs a table only as long as the number of pairs.
-    """
-
-    def __init__(self, docs: np.ndarray, n_topics: int, n_docs: int):
-        self.shape = docs.shape
-        self.space = n_topics * n_docs
-        docs_tsd = np.array(docs.transpose(1, 0, 2), dtype=np.int32, order="C", copy=True)  # (T, S, D): a copy, never a view of the caller's docs
-        if self.space < _DENSE_LIMIT:
-            self.mode = "dense"
-            invalid = docs_tsd < 0
-            docs_tsd += (np.arange(n_topics, dtype=np.int32) * np.int32(n_docs))[:, None, None]
-            docs_tsd[invalid] = self.space
-            self.keys = docs_tsd.reshape(-1)
-        else:
-            import pandas as pd
-
-            self.mode = "pairs"
-            docs_tsd = docs_tsd.reshape(-1)
-            valid = docs_tsd >= 0
-            topic = np.repeat(np.arange(n_topics, dtype=np.int64), docs.shape[0] * docs.shape[2])
-            keys = topic[valid] * n_docs + docs_tsd[valid]
-            codes, uniques = pd.factorize(keys)
-            order = np.argsort(uniques)
-            rank_of = np.empty(len(order), np.int32)
-            rank_of[order] = np.arange(len(order), dtype=np.int32)
-            self.pairs = np.asarray(uniques, np.int64)[order]
-            inv = np.full(len(docs_tsd), len(self.pairs), np.int32)
-            inv[valid] = rank_of[codes]
-            self.inv = inv
-
-    def positions(self, qrels_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The ranked documents that are in the qrels, in (topic, run, rank) order: their row (topic * S + run) and
-        0-based rank (int32) and their qrels line (int64).
-
-        The rankings are looked up in blocks of :data:`_LOOKUP_BLOCK` entries, so the temporaries are a block's
-        (1 MB, reused by the allocator from one block to the next) and not one per ranked document (26 MB of fresh
-        pages a call on TREC-8); only the matches are kept."""
-        idx = np.arange(len(qrels_keys), dtype=np.int32)
-        if self.mode == "dense":
-            with _TABLE_LOCK:  # tables are kept all -1 between calls and shared by collections of equal size
-                table = _TABLES.get(self.space)
-                if table is None:
-                    table = _TABLES[self.space] = np.full(self.space + 1, -1, np.int32)
-                table[qrels_keys] = idx
-                try:
-                    return _matches(table, self.keys, self.shape[2])
-                finally:
-                    table[qrels_keys] = -1
-        table = np.full(len(self.pairs) + 1, -1, np.int32)
-        if len(self.pairs):
-            pos = np.searchsorted(self.pairs, qrels_keys)
-            pos_c = np.minimum(pos, len(self.pairs) - 1)
-            found = (pos < len(self.pairs)) & (self.pairs[pos_c] == qrels_keys)
-            table[pos_c[found]] = idx[found]
-        return _matches(table, self.inv, self.shape[2])
-
-
-#: entries of the rankings looked up at a time by :meth:`_EntryIndex.positions`
-_LOOKUP_BLOCK = 1 << 18
-
-
-def _matches(table: np.ndarray, keys: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Where ``table[keys[i]] >= 0``, one block of keys at a time: row ``i // depth`` and rank ``i % depth`` (int32)
-    and the value (int64)."""
-    rows, ranks, values = [], [], []
-    for start in range(0, len(keys), _LOOKUP_BLOCK):
-        found = table[keys[start:start + _LOOKUP_BLOCK]]
-        hit = np.flatnonzero(found >= 0)
-        values.append(found[hit])
-        hit += start
-        row, rank = np.divmod(hit, depth)
-        rows.append(row)
-        ranks.append(rank)
-    row_type = np.int32 if len(keys) // max(depth, 1) < 2**31 else np.int64  # rows < the number of rankings
-    if not rows:
-        return np.zeros(0, row_type), np.zeros(0, np.int32), np.zeros(0, np.int64)
-    return (np.concatenate(rows, dtype=row_type), np.concatenate(ranks, dtype=np.int32),
-            np.concatenate(values, dtype=np.int64))
-
-
-def _entry_index(collection: Collection) -> _EntryIndex:
-    docs = collection.docs
-    key = id(docs)
-    space = collection.n_topics * len(collection.vocabulary)
-    hit = _INDEX_CACHE.get(key)
-    if hit is not None and hit.shape == docs.shape and hit.space == space:
-        return hit
-    index = _EntryIndex(docs, collection.n_topics, len(collection.vocabulary))
-    _INDEX_CACHE[key] = index
-    try:
-        weakref.finalize(docs, _INDEX_CACHE.pop, key, None)
-    except TypeError:  # an array that cannot be weakly referenced: the entry lives until replaced
-        pass
-    return index
-
-
-@dataclass
-class _Entries:
-    """The ranked documents that are in the qrels, in (topic, run, rank) order; a *row* is one (topic, run)."""
-
-    row: np.ndarray  # int32 topic * S + run (int64 beyond 2**31 rankings)
-    rank: np.ndarray  # int32, 0-based
-    q: np.ndarray  # int64 qrels line
-    row_first: np.ndarray  # positions where a new row starts
-    n_runs: int
-    n_topics: int
-
-    @property
-    def n_rows(self) -> int:
-        return self.n_runs * self.n_topics
-
-    def to_st(self, per_row: np.ndarray) -> np.ndarray:
-        """(T*S,) or (T*S, ...) per-row values -> (S, T)."""
-        return np.ascontiguousarray(per_row.reshape(self.n_topics, self.n_runs).T)
-
-    def first_of_row(self, at: np.ndarray) -> np.ndarray:
-        """Position of the first entry of the ranking of each position in ``at``."""
-        return self.row_first[np.searchsorted(self.row_first, at, side="right") - 1]
-
-
-def _entries(collection: Collection, qrels: JudgedSet, within: "JudgedPositions | None" = None) -> _Entries:
-    if within is not None:
-        derived = within._entries_for(collection, qrels)
-        if derived is not None:
-            return derived
-    S, T, _ = collection.docs.shape
-    row, rank, q = _entry_index(collection).positions(qrels.keys)
-    return _Entries(row=row, rank=rank, q=q, row_first=_row_starts(row), n_runs=S, n_topics=T)
-
-
-def _row_starts(row: np.ndarray) -> np.ndarray:
-    """Positions where a new row starts in ``row`` (sorted)."""
-    if not len(row):
-        return np.zeros(0, np.int64)
-    return np.flatnonzero(np.concatenate([[True], row[1:] != row[:-1]]))
-
-
-class JudgedPositions:
-    """Where the documents of one qrels stand in a collection's rankings: every ranked (topic, run, rank) whose
-    document is in the qrels, with its qrels line. :func:`judged_positions` finds them with one pass over the
-    rankings (6.45 M ranked documents on TREC-8); :func:`inferred_measures` (``within=``) reuses them, instead of
-    a pass of its own, for the same qrels or for any qrels whose (topic, doc) pairs are among these: a sample drawn
-    from this pool, or from a shallower pool of the same runs (Voorhees 2014's strategies in one trial). Which pairs
-    are shared is checked on every use (a qrels with a pair outside them is looked up in full), and the
-    positions found either way are the same, in the same order: the measures do not change by a bit.
-
-    Holds the positions (three int64 per match: 55 MB for a depth-100 pool of half TREC-8's judged runs) and
-    refers to the collection's ``docs`` array, which must not change in place.
-    """
-
-    def __init__(self, collection: Collection, qrels: JudgedSet):
-        self._docs = collection.docs
-        self._n_docs = qrels.n_docs
-        self._keys = qrels.keys
-        self._increasing = bool(np.all(self._keys[1:] > self._keys[:-1]))
-        self._entries = _entries(collection, qrels)
-
-    def __len__(self) -> int:
-        return len(self._entries.q)
-
-    def _entries_for(self, collection: Collection, qrels: JudgedSet) -> _Entries | None:
-        """The entries of ``qrels`` taken from these (same lines order as a full lookup gives), or None when the
-        collection is another or some (topic, doc) pair of ``qrels`` is not among these."""
-        if collection.docs is not self._docs or qrels.n_docs != self._n_docs:
-            return None
-        keys, own = qrels.keys, self._keys
-        if len(keys) == len(own) and np.array_equal(keys, own):
-            return self._entries
-        if not (self._increasing and len(own)):
-            return None
-        at = np.minimum(np.searchsorted(own, keys), len(own) - 1)
-        if not np.array_equal(own[at], keys):
-            return None
-        line = np.full(len(own), -1, np.int32)  # own line -> line of qrels (the last one, for a repeated pair)
-        line[at] = np.arange(len(keys), dtype=np.int32)
-        mapped = line[self._entries.q]
-        keep = np.flatnonzero(mapped >= 0)
-        e = self._entries
-        row = e.row[keep]
-        return _Entries(row=row, rank=e.rank[keep], q=mapped[keep].astype(np.int64), row_first=_row_starts(row),
-                        n_runs=e.n_runs, n_topics=e.n_topics)
-
-
-def judged_positions(collection: Collection, qrels=None) -> JudgedPositions:
-    """The positions of ``qrels``' documents in the collection's rankings (:class:`JudgedPositions`), to pass to
-    :func:`inferred_measures` as ``within=`` for this qrels or any sample of it (same measures, one pass over the
-    rankings saved a call). ``qrels`` as in :func:`inferred_measures`."""
-    return JudgedPositions(collection, _as_judged(qrels, collection))
 
 
 def _smoothed(N, r, n, smoothing):
@@ -632,7 +402,8 @@ def trec_infap(collection: Collection, qrels=None, smoothing=TREC_EVAL_SMOOTHING
 
 
 def trec_infap_oracle_above(collection: Collection, qrels, complete_qrels,
-                            smoothing: tuple[float, float] = TREC_EVAL_SMOOTHING) -> np.ndarray:
+                            smoothing: tuple[float, float] = TREC_EVAL_SMOOTHING,
+                            within: JudgedPositions | None = None) -> np.ndarray:
     """(S, T) trec_eval's infAP with one change, for taking its bias apart: at a sampled relevant document at rank
     k > 1 with *nothing sampled above it* (j^{<k} = 0, so trec_eval's smoothed precision above is
     (0 + e)/(0 + 2e) = 1/2, Yilmaz et al. 2008 Sec. 3's Lidstone smoothing), the estimated number of relevant
@@ -642,10 +413,11 @@ def trec_infap_oracle_above(collection: Collection, qrels, complete_qrels,
     infAP's error due to that smoothing (used by :func:`evalkit.papers.yilmaz2008.tables.bias_breakdown`).
 
     ``qrels``: the sampled judgments (grade -1 = pooled, not sampled); ``complete_qrels``: the complete
-    judgments of the same pool (a document absent from them counts as nonrelevant)."""
+    judgments of the same pool (a document absent from them counts as nonrelevant). ``within``: as in
+    :func:`inferred_measures` (the same values, without a pass over the rankings)."""
     q = _as_judged(qrels, collection)
     full = _as_judged(complete_qrels, collection)
-    e = _entries(collection, q)
+    e = _entries(collection, q, within)
     at, prec, D, j, _, k = _trec_prec(e, q, smoothing)
     truly_relevant = (full.lookup(q.topic, q.doc) >= 1)[e.q]  # per qrels line once, then one gather
     first = e.first_of_row(at)
@@ -656,150 +428,3 @@ def trec_infap_oracle_above(collection: Collection, qrels, complete_qrels,
     sums = e.to_st(np.bincount(e.row[at], weights=prec, minlength=e.n_rows))
     n_rel = q.counts(1)
     return np.divide(sums, n_rel[None, :], out=np.zeros((S, T)), where=n_rel[None, :] > 0)
-
-
-# ------------------------------------------------------------------------------------------- variance
-
-
-def _precision_above_variance(D, n, r, smoothing, unbiased: bool) -> np.ndarray:
-    """Estimated variance of the sampled fraction of relevant documents among the D pooled documents above a
-    cut-off, from n sampled of which r relevant (simple random sampling without replacement)."""
-    D = np.asarray(D, np.float64)
-    n = np.asarray(n, np.float64)
-    p_hat = (r + smoothing[0]) / (n + smoothing[1]) if smoothing[1] > 0 else np.divide(r, n, out=np.full(n.shape, 0.5), where=n > 0)
-    if not unbiased:  # the paper's p(1-p)/n (1 - (n-1)/(D-1)) with p replaced by its estimate; n = 0 -> 1
-        n_eff = np.maximum(n, 1.0)
-        fpc = np.clip(np.divide(D - n_eff, D - 1.0, out=np.zeros(D.shape), where=D > 1), 0.0, None)
-        return p_hat * (1.0 - p_hat) / n_eff * fpc
-    # unbiased: s² = p̂(1-p̂) n/(n-1) estimates the population variance D/(D-1) p(1-p), and
-    # var[p̂] = s²/n (1 - n/D); with n <= 1 s² is undefined: the Laplace estimate p~(1-p~), p~ = (r+1)/(n+2)
-    laplace = (r + 1.0) / (n + 2.0)
-    s2 = np.where(n >= 2, p_hat * (1.0 - p_hat) * n / np.maximum(n - 1.0, 1.0), laplace * (1.0 - laplace))
-    fpc = np.divide(D - n, D, out=np.zeros(D.shape), where=D > 0)
-    return s2 / np.maximum(n, 1.0) * np.clip(fpc, 0.0, None)
-
-
-@dataclass(frozen=True)
-class InfAPVariance:
-    """infAP with its variance and normal confidence intervals (Yilmaz et al. 2008, Sec. 2 and Appendix).
-
-    Per (run, topic): ``infap``, ``var_cutoffs`` (component 1, from sampling the cut-off levels),
-    ``var_precisions`` (component 2, from estimating the precisions), ``var`` = their sum, ``ci_low`` /
-    ``ci_high``. Per run, over the ``scored`` topics: ``mean`` (mean infAP), ``mean_var`` = sum var / T², and the
-    interval ``mean_ci_low`` / ``mean_ci_high``.
-    """
-
-    infap: np.ndarray
-    var_cutoffs: np.ndarray
-    var_precisions: np.ndarray
-    var: np.ndarray
-    ci_low: np.ndarray
-    ci_high: np.ndarray
-    scored: np.ndarray
-    mean: np.ndarray
-    mean_var: np.ndarray
-    mean_ci_low: np.ndarray
-    mean_ci_high: np.ndarray
-    confidence: float
-    covariance: bool
-
-
-def infap_variance(
-    collection: Collection,
-    qrels=None,
-    *,
-    covariance: bool = False,
-    confidence: float = 0.95,
-    smoothing: tuple[float, float] = TREC_EVAL_SMOOTHING,
-    unbiased: bool = True,
-    ddof: int = 1,
-    topics: np.ndarray | None = None,
-) -> InfAPVariance:
-    """infAP (trec_eval's, = one-stratum xinfAP) and its variance, per topic and for mean infAP.
-
-    Reconstructed from Yilmaz, Kanoulas and Aslam (2008), Sec. 2 and the Appendix. For one topic, with r the
-    number of judged relevant documents (the sampled cut-off levels), p = n / N the fraction of the pool that was
-    sampled (from the qrels; strata, if any, are merged into one), and PC_k the estimated precision at the judged
-    relevant document at rank k (0 for judged relevant documents the run did not retrieve)::
-
-        var[infAP] = (1 - p) s² / r  +  sum_k var[PC_k] / r²                 (law of total variance)
-        s²         = sum_{k in rel} (PC_k - infAP)² / (r - ddof)             (Appendix; ddof = 1; 0 if r <= ddof)
-        var[PC_k]  = ((k-1)/k)² var[PC_above k],  0 at k = 1 and for unretrieved documents
-        PC_above k = (D / (k-1)) p̂,   so   var[PC_above k] = (D / (k-1))² var[p̂]
-
-    where D is the number of pooled documents above rank k and p̂ = (r' + a)/(n' + b) the smoothed fraction of
-    relevant documents among the n' sampled of them. The paper gives ``var[p̂] = p(1-p)/n' (1 - (n'-1)/(D-1))``, the
-    hypergeometric variance for the *true* proportion p, and writes it without the (D/(k-1))² factor (the case
-    D = k - 1). Readings made here: p is the proportion of relevant documents above k (not the sampling rate);
-    the factor (D/(k-1))² is kept; and, by default (``unbiased=True``), p is replaced by its unbiased plug-in
-    ``var̂[p̂] = p̂(1-p̂)/(n'-1) (1 - n'/D)`` (for n' >= 2; for n' <= 1, where p̂(1-p̂) is 0 or undefined, the
-    Laplace estimate p~ = (r'+1)/(n'+2) is used: ``p~(1-p~)/max(n', 1) (1 - n'/D)``). ``unbiased=False`` plugs p̂
-    into the paper's formula literally (n' = 0 read as 1); on TREC-8 that underestimates the empirical variance of
-    infAP about twice over, the default by about 1.6 times (independent form) and 1.15 times (covariance form).
-    Sec. 2's s² (no square, divided by r) is a typo for the Appendix's. With ``covariance=True`` component 2 adds
-    the Appendix's covariances ``cov[PC_k, PC_m] = (k/m) var[PC_k]`` (k < m)::
-
-        sum_k var[PC_k] + 2 sum_{k<m} (k/m) var[PC_k]  over the retrieved judged relevant documents.
-
-    Mean infAP over topics: ``var[mean] = sum_t var_t / T²``; intervals are ``value ± z sqrt(var)`` with z the
-    normal quantile for ``confidence`` (1.96 for 0.95). ``topics`` (S, T) bool says which topics enter each run's
-    mean (default: topics the run retrieved something for and the qrels judge, trec_eval's rule).
-    """
-    q = _as_judged(qrels, collection)
-    S, T, _ = collection.docs.shape
-    e = _entries(collection, q)
-    at, prec, D, j, rr, k = _trec_prec(e, q, smoothing)
-    var_above = _precision_above_variance(D, j, rr, smoothing, unbiased)
-    var_k = (D / k) ** 2 * var_above
-    rows = e.row[at]
-    n_rows = e.n_rows
-    sum_var = np.bincount(rows, weights=var_k, minlength=n_rows)
-    if covariance and len(at):
-        # sum_{k<m} (k/m) var_k = sum_m (1/m) * (sum of k var_k over relevant entries above m, same ranking)
-        kv = k * var_k
-        first = np.ones(len(at), bool)
-        first[1:] = rows[1:] != rows[:-1]
-        start = np.maximum.accumulate(np.where(first, np.arange(len(at)), 0))
-        cs = np.concatenate([[0.0], np.cumsum(kv)])
-        above = cs[np.arange(len(at))] - cs[start]
-        sum_var = sum_var + 2.0 * np.bincount(rows, weights=above / k, minlength=n_rows)
-    sum_prec = e.to_st(np.bincount(rows, weights=prec, minlength=n_rows))
-    sum_prec2 = e.to_st(np.bincount(rows, weights=prec * prec, minlength=n_rows))
-    r = q.counts(1).astype(np.float64)[None, :]
-    infap = np.divide(sum_prec, r, out=np.zeros((S, T)), where=r > 0)
-    # sum over all judged relevant (unretrieved ones have PC = 0) of (PC - infAP)^2
-    ss = sum_prec2 - 2.0 * infap * sum_prec + r * infap ** 2
-    ss = np.maximum(ss, 0.0)
-    s2 = np.divide(ss, r - ddof, out=np.zeros((S, T)), where=(r - ddof) > 0)
-    pooled = np.bincount(q.topic, minlength=T).astype(np.float64)
-    sampled = np.bincount(q.topic[q.grade >= 0], minlength=T).astype(np.float64)
-    p = np.divide(sampled, pooled, out=np.ones(T), where=pooled > 0)[None, :]
-    comp1 = np.divide((1.0 - p) * s2, r, out=np.zeros((S, T)), where=r > 0)
-    comp2 = np.divide(e.to_st(sum_var), r ** 2, out=np.zeros((S, T)), where=r > 0)
-    var = comp1 + comp2
-    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
-    half = z * np.sqrt(var)
-    if topics is None:
-        has_qrels = np.bincount(q.topic, minlength=T) > 0
-        scored = collection.retrieved & has_qrels[None, :]
-    else:
-        scored = np.broadcast_to(np.asarray(topics, bool), (S, T))
-    n_t = scored.sum(axis=1).astype(np.float64)
-    mean = np.divide((infap * scored).sum(axis=1), n_t, out=np.zeros(S), where=n_t > 0)
-    mean_var = np.divide((var * scored).sum(axis=1), n_t ** 2, out=np.zeros(S), where=n_t > 0)
-    mean_half = z * np.sqrt(mean_var)
-    return InfAPVariance(
-        infap=infap,
-        var_cutoffs=comp1,
-        var_precisions=comp2,
-        var=var,
-        ci_low=infap - half,
-        ci_high=infap + half,
-        scored=scored,
-        mean=mean,
-        mean_var=mean_var,
-        mean_ci_low=mean - mean_half,
-        mean_ci_high=mean + mean_half,
-        confidence=confidence,
-        covariance=covariance,
-    )

@@ -299,7 +299,7 @@ def design_variances(collection: Collection, measure: str = "AP", judged_depth: 
     judged depth D, the collection's name and the full judgments' scores' shape."""
     from tqdm.auto import tqdm
 
-    from evalkit.measures.inferred import judged_positions
+    from evalkit.measures.judged_positions import judged_positions
     from evalkit.stats import kendall_tau
 
     if int(replicates) < 1:

@@ -30,7 +30,7 @@ from evalkit.data.collection import Collection
 from evalkit.data.pools import pool
 from evalkit.judging.relevance_sampling import RelevanceSample, redraw
 from evalkit.measures.evaluation import score_matrix
-from evalkit.measures.inferred import judged_positions
+from evalkit.measures.judged_positions import judged_positions
 from evalkit.papers.soboroff2007.experiment import (
     _held_out_groups,
     _keep,

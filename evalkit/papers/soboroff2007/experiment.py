@@ -24,7 +24,8 @@ from scipy import stats as sps
 from evalkit.data.collection import Collection, JudgedSet
 from evalkit.judging.relevance_sampling import RelevanceSample, pool_subsamples, subsample_qrels
 from evalkit.measures.evaluation import score_matrix
-from evalkit.measures.inferred import inferred_measures, judged_positions, trec_infap
+from evalkit.measures.inferred import inferred_measures, trec_infap
+from evalkit.measures.judged_positions import judged_positions
 from evalkit.papers.soboroff2007.paper import PAPER_FIGURE1, PAPER_POOL, PAPER_SAMPLE
 from evalkit.stats import kendall_tau, pearson
 

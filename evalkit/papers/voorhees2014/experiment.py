@@ -17,13 +17,8 @@ import pandas as pd
 from evalkit.data.collection import Collection
 from evalkit.judging.stratified_sampling import Strategy, Stratum, get_strategy, sample
 from evalkit.measures.evaluation import score_matrix
-from evalkit.measures.inferred import (
-    JudgedPositions,
-    estimated_relevant,
-    ideal_dcg,
-    inferred_measures,
-    judged_positions,
-)
+from evalkit.measures.inferred import estimated_relevant, ideal_dcg, inferred_measures
+from evalkit.measures.judged_positions import JudgedPositions, judged_positions
 from evalkit.parallel import run_trials, trial_collection
 from evalkit.papers.voorhees2014.paper import DEFAULT_STRATEGIES, MEASURES
 from evalkit.stats import (
@@ -161,7 +156,7 @@ def evaluate_strategy(gold: Gold, strategy: Strategy | str, half, trial_seed: in
     how far the scores move when the gold R replaces R̂ (sum over runs and topics of |change|, relative to the sum
     of the gold scores), and ``accuracy_gold_r`` (M,), the accuracy with the gold R in place of R̂.
 
-    ``within``: :func:`evalkit.measures.inferred.judged_positions` of a sample from a pool of the same half at least
+    ``within``: :func:`evalkit.measures.judged_positions.judged_positions` of a sample from a pool of the same half at least
     as deep (:func:`run_trial` passes its deepest strategy's): the ranked documents are taken from it, not looked up
     again (same numbers)."""
     return _evaluate_strategy(gold, get_strategy(strategy), half, trial_seed, within)[0]
@@ -209,7 +204,7 @@ def run_trial(trial_index: int, trial_seed: int, gold: Gold, strategies: Sequenc
     (K, M, 5), ``accuracy`` (K, M), ``r_hat`` (K, T), ``r_corr`` (K,), and the ``half`` used.
 
     The strategies are evaluated deepest first, and the others take the ranked documents of their samples from the
-    deepest one's (:func:`evalkit.measures.inferred.judged_positions`: every sample of the trial is drawn from the same
+    deepest one's (:func:`evalkit.measures.judged_positions.judged_positions`: every sample of the trial is drawn from the same
     half's pool): one pass over all rankings a trial instead of one a strategy. Each strategy's sample has a seed of
     its own (:func:`strategy_seed`), so the order changes no number."""
     half = split_judged_runs(gold.judged, trial_seed)

@@ -15,7 +15,8 @@ The paper's three contributions, each run on any collection with judged (pool-co
    xinfAP and infNDCG against infAP and plain nDCG on uniform samples of the same size).
 
 The measures live in :mod:`evalkit.measures.inferred` (infAP = trec_eval's ``infAP``, Yilmaz & Aslam 2006, the
-estimator the paper's variance is for; xinfAP and infNDCG with NIST ``sample_eval.pl`` semantics), the sampling
+estimator the paper's variance is for, :mod:`evalkit.measures.infap_variance`; xinfAP and infNDCG with NIST
+``sample_eval.pl`` semantics), the sampling
 designs in :mod:`evalkit.judging.stratified_sampling` (:func:`~evalkit.judging.stratified_sampling.uniform_sample`,
 :func:`~evalkit.judging.stratified_sampling.depth_plus_random`,
 :func:`~evalkit.judging.stratified_sampling.depth_plus_strata`), trials go through :func:`evalkit.parallel.run_trials`.
@@ -63,38 +64,48 @@ Reconstruction choices (the paper leaves them open; the notebook states them):
 * Depths at or beyond the pool depth mean "judge the whole pool" (the designs degenerate to it).
 
 Seeds: :func:`figure1` and :func:`figure2` draw each sample from ``SeedSequence([seed, tag, p or k])``; the trials of
-:func:`ci_validation`, :func:`figure3` and :func:`figure4` get :func:`evalkit.parallel.run_trials`' seeds and draw
-each sample from ``SeedSequence([trial_seed, tag, p or k])``, so one sample does not depend on which other p or k
-are run. Same seed, same numbers, on any executor.
+:func:`ci_validation`, :func:`figure2_trials`, :func:`figure3` and :func:`figure4` get
+:func:`evalkit.parallel.run_trials`' seeds and draw each sample from ``SeedSequence([trial_seed, tag, p or k])``, so
+one sample does not depend on which other p or k are run; the bootstrap intervals take the notebook's seed. Same
+seed, same numbers, on any executor.
+
+Uncertainty and grading (issues 26-28): every figure that comes from random samples carries its interval
+(:mod:`~evalkit.papers.yilmaz2008.intervals`) and every claim is rated on it by :mod:`evalkit.claims.rules`; a
+study that is degenerate on the collection (a design that judges the whole pool, a rate that samples all of it)
+is not rated, nor a figure from fewer samples than its rule needs (the class preset).
 
 The paper's TREC-9 and TREC-10 panels (Fig. 4) and its "identical conclusions" for TREC-9/10 in Sec. 2 need
 collections we do not have (:data:`PAPER_UNAVAILABLE`): point :func:`prepare` at a directory holding them.
 
-The package, one job a module (imports flow one way: paper, presets <- plan <- experiment <- tables <- figures
-<- explorer; claims uses tables, paper and experiment):
+The package, one job a module (imports flow one way: paper, presets <- plan; paper <- experiment <- tables <-
+intervals <- claims; experiment <- explorer):
 
-* :mod:`~evalkit.papers.yilmaz2008.paper`: the paper's settings, figures and sentences as data;
+* :mod:`~evalkit.papers.yilmaz2008.paper`: the paper's settings, figures and sentences as data (and the variance
+  forms, the kit's readings of its formula);
 * :mod:`~evalkit.papers.yilmaz2008.presets`: the run sizes per preset (:data:`PRESETS`, :func:`settings`);
-* :mod:`~evalkit.papers.yilmaz2008.plan`: what a collection must offer, the depths scaled to it (:func:`plan`);
+* :mod:`~evalkit.papers.yilmaz2008.plan`: every parameter checked, what a collection must offer, the depths scaled
+  to it, what is degenerate there (:func:`plan`);
 * :mod:`~evalkit.papers.yilmaz2008.experiment`: the truth, the sampling designs and the trials;
-* :mod:`~evalkit.papers.yilmaz2008.tables`: the results summarized as tables (KS test, bias, coverage, dominance);
+* :mod:`~evalkit.papers.yilmaz2008.tables`: the results summarized as tables (KS test, bias, coverage, dominance,
+  the truth's coverage, the deviations from the paper);
+* :mod:`~evalkit.papers.yilmaz2008.intervals`: every graded figure with its interval (over samples, blocks, seeds
+  or trials);
 * :mod:`~evalkit.papers.yilmaz2008.figures`: empty (the notebook draws the figures with :mod:`evalkit.display.plots`);
 * :mod:`~evalkit.papers.yilmaz2008.explorer`: the notebook's two widgets;
-* :mod:`~evalkit.papers.yilmaz2008.claims`: the paper beside the kit (:func:`claims`) and the findings in words.
+* :mod:`~evalkit.papers.yilmaz2008.claims`: the paper beside the kit, rated by the written rules (:func:`claims`),
+  the verdicts under each variance form (:func:`sensitivity`) and the findings in words.
 """
 
 from __future__ import annotations
 
-from evalkit.papers.yilmaz2008.claims import claims, findings_markdown
+from evalkit.papers.yilmaz2008.claims import SENSITIVE_CLAIMS, claims, findings_markdown, sensitivity
 from evalkit.papers.yilmaz2008.experiment import (
-    DEFAULT_FORM,
     DEFAULT_SEED,
     FIGURE3_ESTIMATORS,
     FIGURE4_ESTIMATORS,
-    PAPER_FORM,
     SMOOTHINGS,
-    VARIANCE_FORMS,
     CIValidation,
+    Figure2Trials,
     Gold,
     Sweep,
     agreement,
@@ -103,6 +114,7 @@ from evalkit.papers.yilmaz2008.experiment import (
     depth_strata_judgments,
     figure1,
     figure2,
+    figure2_trials,
     figure3,
     figure4,
     plain_ndcg,
@@ -111,20 +123,44 @@ from evalkit.papers.yilmaz2008.experiment import (
     run_means,
     sample_seed,
     smoothing_study,
+    truth_counts,
 )
 from evalkit.papers.yilmaz2008.explorer import random_sample_explorer, stratified_explorer
+from evalkit.papers.yilmaz2008.intervals import (
+    MIN_BLOCKS,
+    MIN_SEEDS,
+    MIN_TRIALS,
+    PAPER_BLOCK,
+    bias_interval,
+    coverage_interval,
+    figure2_interval,
+    figure2_spread,
+    ks_interval,
+    sd_ratio_interval,
+    smoothing_variance_interval,
+    sweep_bias,
+    sweep_margins,
+    tied_depths,
+    validation_intervals,
+)
 from evalkit.papers.yilmaz2008.paper import (
+    DEFAULT_FORM,
     FIGURE2_DEPTHS,
     FIGURE3_DEPTHS,
     P_VALUES,
     PAPER_FIGURE2_SHARE,
+    PAPER_FORM,
+    PAPER_INFNDCG_BIAS,
     PAPER_KS_NOT_REJECTED,
     PAPER_POOL_DEPTH,
+    PAPER_SMOOTHING_VARIANCE,
     PAPER_STATEMENTS,
     PAPER_TREC8_JUDGMENTS,
     PAPER_UNAVAILABLE,
+    STRATA_RATIO,
+    VARIANCE_FORMS,
 )
-from evalkit.papers.yilmaz2008.plan import MIN_POOL_DEPTH, plan
+from evalkit.papers.yilmaz2008.plan import MIN_POOL_DEPTH, check_parameters, design_shares, plan
 from evalkit.papers.yilmaz2008.presets import PRESETS, settings
 from evalkit.papers.yilmaz2008.tables import (
     BIAS_PARTS,
@@ -132,13 +168,16 @@ from evalkit.papers.yilmaz2008.tables import (
     bias_per_run,
     coverage_over_trials,
     coverage_per_trial,
+    deviations,
     dominance,
     figure1_summary,
     figure2_summary,
+    ks_blocks,
     ks_per_run,
     ks_table,
     ks_test_normal,
     ks_variants,
+    truth_table,
 )
 
 __all__ = [
@@ -146,6 +185,7 @@ __all__ = [
     "P_VALUES",
     "FIGURE2_DEPTHS",
     "FIGURE3_DEPTHS",
+    "STRATA_RATIO",
     "VARIANCE_FORMS",
     "DEFAULT_FORM",
     "FIGURE3_ESTIMATORS",
@@ -153,13 +193,23 @@ __all__ = [
     "PAPER_TREC8_JUDGMENTS",
     "PAPER_FIGURE2_SHARE",
     "PAPER_KS_NOT_REJECTED",
+    "PAPER_SMOOTHING_VARIANCE",
+    "PAPER_INFNDCG_BIAS",
     "PAPER_STATEMENTS",
     "PAPER_UNAVAILABLE",
     "PAPER_POOL_DEPTH",
     "MIN_POOL_DEPTH",
+    "MIN_TRIALS",
+    "MIN_SEEDS",
+    "MIN_BLOCKS",
+    "PAPER_BLOCK",
     "plan",
+    "check_parameters",
+    "design_shares",
     "Gold",
     "prepare",
+    "truth_counts",
+    "truth_table",
     "random_judgments",
     "depth_random_judgments",
     "depth_strata_judgments",
@@ -172,6 +222,7 @@ __all__ = [
     "ci_validation",
     "ks_per_run",
     "ks_table",
+    "ks_blocks",
     "ks_test_normal",
     "PAPER_FORM",
     "BIAS_PARTS",
@@ -183,13 +234,29 @@ __all__ = [
     "findings_markdown",
     "figure2",
     "figure2_summary",
+    "Figure2Trials",
+    "figure2_trials",
+    "figure2_spread",
+    "figure2_interval",
     "SMOOTHINGS",
     "smoothing_study",
     "Sweep",
     "figure3",
     "figure4",
     "dominance",
+    "tied_depths",
+    "sweep_margins",
+    "sweep_bias",
+    "coverage_interval",
+    "bias_interval",
+    "sd_ratio_interval",
+    "smoothing_variance_interval",
+    "ks_interval",
+    "validation_intervals",
     "claims",
+    "sensitivity",
+    "SENSITIVE_CLAIMS",
+    "deviations",
     "random_sample_explorer",
     "stratified_explorer",
     "PRESETS",

@@ -22,34 +22,23 @@ from evalkit.judging.stratified_sampling import (
 )
 from evalkit.measures import kernels
 from evalkit.measures.evaluation import score_matrix
+from evalkit.measures.infap_variance import infap_variance
 from evalkit.measures.inferred import (
     SAMPLE_EVAL_SMOOTHING,
     TREC_EVAL_SMOOTHING,
-    infap_variance,
     inferred_measures,
     trec_infap_oracle_above,
 )
-from evalkit.papers.yilmaz2008.paper import FIGURE2_DEPTHS, FIGURE3_DEPTHS, P_VALUES
+from evalkit.measures.judged_positions import JudgedPositions, judged_positions
+from evalkit.papers.yilmaz2008.paper import FIGURE2_DEPTHS, FIGURE3_DEPTHS, P_VALUES, VARIANCE_FORMS
 from evalkit.parallel import run_trials
 from evalkit.stats import kendall_tau_rows
 
 DEFAULT_SEED = 2008
 
-#: the variance of infAP in four forms: name -> keyword arguments of :func:`evalkit.measures.inferred.infap_variance`
-VARIANCE_FORMS: dict[str, dict] = {
-    "paper plug-in, independent": {"unbiased": False, "covariance": False},
-    "paper plug-in, covariance": {"unbiased": False, "covariance": True},
-    "unbiased, independent": {"unbiased": True, "covariance": False},
-    "unbiased, covariance": {"unbiased": True, "covariance": True},
-}
-DEFAULT_FORM = "unbiased, independent"
-
 FIGURE3_ESTIMATORS = ("xinfAP (depth+random)", "infAP (random)", "infAP (depth+random)")
 FIGURE4_ESTIMATORS = ("xinfAP (4 strata)", "infAP (random)", "infNDCG (4 strata)", "nDCG (random)")
 
-#: the paper's formula (Sec. 2 / Appendix, the estimate plugged in) and the kit's default, the two forms the
-#: findings are stated for
-PAPER_FORM = "paper plug-in, independent"
 
 _TAGS = {name: zlib.crc32(name.encode()) for name in ("figure1", "figure2", "validation", "figure3", "figure4",
                                                       "random", "explorer")}
@@ -117,7 +106,9 @@ def _pool_lines(collection: Collection, qrels: JudgedSet, depth: int | None) -> 
         return table[np.where(docs >= 0, keys, space)]
     pos = np.searchsorted(qrels.keys, keys)
     clipped = np.minimum(pos, max(len(qrels) - 1, 0))
-    found = (docs >= 0) & (pos < len(qrels)) & (qrels.keys[clipped] == keys) if len(qrels) else np.zeros(docs.shape, bool)
+    if not len(qrels):
+        return np.full(docs.shape, 0, np.int32)
+    found = (docs >= 0) & (pos < len(qrels)) & (qrels.keys[clipped] == keys)
     return np.where(found, clipped, len(qrels)).astype(np.int32)
 
 
@@ -145,12 +136,48 @@ def prepare(collection: Collection, depth: int = 100, ndcg_cutoff: int | None = 
     return gold
 
 
+def truth_counts(gold: Gold) -> dict[str, int]:
+    """Both directions of the coverage between the collection's qrels and the truth (the depth-``gold.depth`` pool
+    of the judged runs): judgments (and relevant ones) inside and outside the pool, and pooled documents the qrels
+    do not judge (counted nonrelevant, as trec_eval does). The paper's truth is the pool (footnote 2): a sample of
+    the pool cannot see a relevant document outside it, so the estimators are compared with AP under the pool."""
+    full = gold.collection.qrels
+    judged = full.grade >= 0
+    relevant = full.grade >= 1
+    pool_keys = gold.qrels.keys
+    at = np.minimum(np.searchsorted(pool_keys, full.keys), max(len(pool_keys) - 1, 0))
+    in_pool = (pool_keys[at] == full.keys) if len(pool_keys) else np.zeros(len(full), bool)
+    missing = gold.collection.qrels.lookup(gold.qrels.topic, gold.qrels.doc) < 0
+    return {"qrels judgments": int(judged.sum()), "qrels relevant": int(relevant.sum()),
+            "judgments in the truth pool": int((judged & in_pool).sum()),
+            "judgments outside it": int((judged & ~in_pool).sum()),
+            "relevant outside it": int((relevant & ~in_pool).sum()),
+            "pooled documents": gold.n_pooled, "pooled documents the qrels do not judge": int(missing.sum())}
+
+
 def as_gold(data) -> Gold:
     if isinstance(data, Gold):
         return data
     if isinstance(data, Collection):
         return prepare(data)
     raise TypeError(f"expected a Collection or a Gold from prepare(), got {type(data).__name__}")
+
+
+_POSITIONS: dict[int, tuple[Gold, JudgedPositions]] = {}
+
+
+def positions(gold: Gold) -> JudgedPositions:
+    """Where the truth pool's documents stand in the rankings (:func:`evalkit.measures.judged_positions.judged_positions`),
+    found once per process and reused by every sample of the pool (``within=``): every sample keeps the pool's
+    lines (unsampled ones with grade -1), so the measures skip their pass over the 6.45 M ranked documents of
+    TREC-8 (the same values)."""
+    hit = _POSITIONS.get(id(gold))
+    if hit is not None and hit[0] is gold:
+        return hit[1]
+    found = judged_positions(gold.collection, gold.qrels)
+    _POSITIONS.clear()  # one truth at a time: the positions of TREC-8's depth-100 pool take ~55 MB
+    _POSITIONS[id(gold)] = (gold, found)
+    return found
 
 
 def run_means(values: np.ndarray, scored: np.ndarray) -> np.ndarray:
@@ -242,7 +269,8 @@ def plain_ndcg(gold: Gold, qrels: JudgedSet) -> np.ndarray:
 def _variance_frames(gold: Gold, qrels: JudgedSet, forms: Sequence[str], confidence: float) -> dict:
     out = {}
     for form in forms:
-        v = infap_variance(gold.collection, qrels, confidence=confidence, topics=gold.scored, **VARIANCE_FORMS[form])
+        v = infap_variance(gold.collection, qrels, confidence=confidence, topics=gold.scored,
+                           within=positions(gold), **VARIANCE_FORMS[form])
         out[form] = v
     return out
 
@@ -301,6 +329,7 @@ def _validation_trial(trial_index: int, trial_seed: int, gold: Gold, p_values, f
     sd_nonempty = np.zeros((P, F, S))
     empty_topics = np.zeros(P, np.int64)
     judgments = np.zeros(P, np.int64)
+    unsmoothed = np.zeros((P, S))
     n_scored = gold.scored.sum(axis=1).astype(np.float64)
     for i, p in enumerate(p_values):
         qrels = random_judgments(gold, p, sample_seed(trial_seed, "validation", p), method)
@@ -314,7 +343,9 @@ def _validation_trial(trial_index: int, trial_seed: int, gold: Gold, p_values, f
             sd_nonempty[i, j] = np.sqrt(np.divide((v.var * kept).sum(axis=1), n_kept ** 2, out=np.zeros(S),
                                                   where=n_kept > 0))
             infap = v.infap
-        fixed = trec_infap_oracle_above(c, qrels, gold.qrels)
+        fixed = trec_infap_oracle_above(c, qrels, gold.qrels, within=positions(gold))
+        plain = inferred_measures(c, qrels, ["trec_infAP"], trec_smoothing=(0.0, 0.0), within=positions(gold))
+        unsmoothed[i] = run_means(plain["trec_infAP"], gold.scored)
         parts[i, 0] = np.divide((-gold.ap * (gold.scored & empty)).sum(axis=1), n_scored, out=np.zeros(S),
                                 where=n_scored > 0)
         parts[i, 1] = np.divide(((infap - fixed) * kept).sum(axis=1), n_scored, out=np.zeros(S), where=n_scored > 0)
@@ -322,7 +353,8 @@ def _validation_trial(trial_index: int, trial_seed: int, gold: Gold, p_values, f
         truth_nonempty[i] = np.divide((gold.ap * kept).sum(axis=1), n_kept, out=np.zeros(S), where=n_kept > 0)
         empty_topics[i] = int((empty[0] & gold.scored.any(axis=0)).sum())
     return {"mean": mean, "sd": sd, "judgments": judgments, "parts": parts, "mean_nonempty": mean_nonempty,
-            "truth_nonempty": truth_nonempty, "sd_nonempty": sd_nonempty, "empty_topics": empty_topics}
+            "truth_nonempty": truth_nonempty, "sd_nonempty": sd_nonempty, "empty_topics": empty_topics,
+            "unsmoothed": unsmoothed}
 
 
 @dataclass(frozen=True)
@@ -336,6 +368,9 @@ class CIValidation:
     sampled; for the "empty topics dropped" variant (:meth:`without_empty_topics`): ``mean_nonempty``,
     ``truth_nonempty`` (trials, P, S) and ``sd_nonempty`` (trials, P, F, S) over the topics with a sampled relevant
     document; ``empty_topics`` (trials, P) how many topics had none. ``method``: how the samples were drawn.
+    ``unsmoothed`` (trials, P, S): mean infAP without trec_eval's smoothing (precision above 0 where nothing above
+    was sampled; the paper's footnote 4). ``block``: the samples per KS test (the paper's 100); the trials are
+    ``trials // block`` consecutive blocks, each a repetition of the paper's experiment (:meth:`block_of`).
     """
 
     p_values: tuple[float, ...]
@@ -358,6 +393,33 @@ class CIValidation:
     empty_topics: np.ndarray | None = None
     method: str = "fixed"
     label: str = ""
+    unsmoothed: np.ndarray | None = None
+    block: int = 0
+
+    _PER_TRIAL = ("mean", "sd", "judgments", "parts", "mean_nonempty", "truth_nonempty", "sd_nonempty",
+                  "empty_topics", "unsmoothed")
+
+    @property
+    def block_size(self) -> int:
+        """Samples per KS test: ``block``, or every trial when not set."""
+        return int(self.block) if self.block else int(self.trials)
+
+    @property
+    def blocks(self) -> int:
+        """How many repetitions of the experiment (blocks of :attr:`block_size` trials) the trials hold."""
+        return self.trials // self.block_size if self.block_size else 0
+
+    def _cut(self, start: int, stop: int, label: str) -> "CIValidation":
+        cut = {name: (getattr(self, name)[start:stop] if getattr(self, name) is not None else None)
+               for name in self._PER_TRIAL}
+        return replace(self, trials=stop - start, block=0, label=label, **cut)
+
+    def block_of(self, index: int) -> "CIValidation":
+        """The ``index``-th block of :attr:`block_size` trials: one repetition of the paper's experiment."""
+        if not 0 <= index < self.blocks:
+            raise IndexError(f"block {index} of {self.blocks}")
+        n = self.block_size
+        return self._cut(index * n, (index + 1) * n, f"{self.label or 'validation'}, block {index + 1}")
 
     @property
     def z(self) -> np.ndarray:
@@ -386,10 +448,7 @@ class CIValidation:
         """The first ``trials`` trials only (e.g. the "10 trials" variant of
         :func:`~evalkit.papers.yilmaz2008.tables.ks_variants`)."""
         n = int(min(trials, self.trials))
-        cut = {name: (getattr(self, name)[:n] if getattr(self, name) is not None else None)
-               for name in ("mean", "sd", "judgments", "parts", "mean_nonempty", "truth_nonempty", "sd_nonempty",
-                            "empty_topics")}
-        return replace(self, trials=n, label=f"{self.label or 'validation'}, first {n} trials", **cut)
+        return self._cut(0, n, f"{self.label or 'validation'}, first {n} trials")
 
     def without_empty_topics(self) -> "CIValidation":
         """Every trial's mean infAP, its truth and its sd taken over the topics that have at least one sampled
@@ -399,22 +458,29 @@ class CIValidation:
         if self.mean_nonempty is None:
             raise ValueError("this validation did not record the per-topic parts (run ci_validation again)")
         mean = self.mean_nonempty - self.truth_nonempty + self.map[None, None, :]
-        return replace(self, mean=mean, sd=self.sd_nonempty, parts=None,
+        return replace(self, mean=mean, sd=self.sd_nonempty, parts=None, unsmoothed=None,
                        label=f"{self.label or 'validation'}, empty topics dropped")
 
 
 def ci_validation(data, p_values: Sequence[float] = P_VALUES, trials: int = 100, seed: int = DEFAULT_SEED,
                   forms: Sequence[str] = tuple(VARIANCE_FORMS), confidence: float = 0.95, *, method: str = "fixed",
-                  scheduler: str | None = None, n_jobs: int | None = None, progress: bool = True) -> CIValidation:
-    """Sec. 2's validation: ``trials`` uniform samples at each p; in each, every run's mean infAP and its sd under
-    every variance form (and the parts of its error, :func:`~evalkit.papers.yilmaz2008.tables.bias_breakdown`).
-    ``method``: "fixed" (exactly round(p N_t) documents a topic, the default) or "bernoulli". Summarize with
-    :func:`~evalkit.papers.yilmaz2008.tables.ks_table` / :func:`~evalkit.papers.yilmaz2008.tables.ks_per_run` /
+                  blocks: int = 1, scheduler: str | None = None, n_jobs: int | None = None,
+                  progress: bool = True) -> CIValidation:
+    """Sec. 2's validation: ``trials`` uniform samples at each p (the paper's 100), repeated ``blocks`` times
+    (``trials * blocks`` samples in all: each block is one repetition of the paper's experiment, so a KS pass rate
+    gets its spread over repetitions, :func:`~evalkit.papers.yilmaz2008.tables.ks_blocks`); in each sample, every
+    run's mean infAP and its sd under every variance form (and the parts of its error,
+    :func:`~evalkit.papers.yilmaz2008.tables.bias_breakdown`). ``method``: "fixed" (exactly round(p N_t) documents a
+    topic, the default) or "bernoulli". Summarize with :func:`~evalkit.papers.yilmaz2008.tables.ks_table` /
+    :func:`~evalkit.papers.yilmaz2008.tables.ks_per_run` /
     :func:`~evalkit.papers.yilmaz2008.tables.coverage_over_trials`."""
     started = time.perf_counter()
     gold = as_gold(data)
     forms = _check_forms(forms)
     p_values = tuple(float(p) for p in p_values)
+    if int(blocks) < 1 or int(trials) < 0:
+        raise ValueError(f"ci_validation needs trials >= 0 and blocks >= 1, got trials={trials}, blocks={blocks}")
+    block, trials = int(trials), int(trials) * int(blocks)
     records = run_trials(_validation_trial, int(trials), seed, args=(gold, p_values, forms, confidence, method),
                          scheduler=scheduler, n_jobs=n_jobs, progress=progress, desc="Yilmaz 2008: CI validation")
     S, P, F = gold.collection.n_runs, len(p_values), len(forms)
@@ -426,7 +492,8 @@ def ci_validation(data, p_values: Sequence[float] = P_VALUES, trials: int = 100,
         confidence=confidence, seconds=time.perf_counter() - started, parts=stack("parts", (0, P, 2, S)),
         mean_nonempty=stack("mean_nonempty", (0, P, S)), truth_nonempty=stack("truth_nonempty", (0, P, S)),
         sd_nonempty=stack("sd_nonempty", (0, P, F, S)), empty_topics=stack("empty_topics", (0, P)),
-        method=method, label=f"{method} samples, {int(trials)} trials",
+        method=method, label=f"{method} samples, {int(trials)} trials", unsmoothed=stack("unsmoothed", (0, P, S)),
+        block=block,
     )
 
 
@@ -441,7 +508,7 @@ def figure2(data, depths: Sequence[int] = FIGURE2_DEPTHS, seed: int = DEFAULT_SE
     frames = []
     for k in depths:
         qrels = depth_random_judgments(gold, int(k), sample_seed(seed, "figure2", k))
-        xinf = inferred_measures(gold.collection, qrels, ["infAP"])["infAP"]
+        xinf = inferred_measures(gold.collection, qrels, ["infAP"], within=positions(gold))["infAP"]
         n = n_judged(qrels)
         frames.append(pd.DataFrame({"k": int(k), "run": gold.collection.run_names, "judged": gold.judged,
                                     "MAP": gold.map, "mean_xinfAP": run_means(xinf, gold.scored),
@@ -457,6 +524,83 @@ SMOOTHINGS: dict[str, tuple[float, float]] = {
 }
 
 
+@dataclass(frozen=True)
+class Figure2Trials:
+    """Figure 2's design repeated: ``trials`` samples (seeds) of the depth-k pool + as many random documents again
+    at each k, every sample scored with xinfAP under each smoothing of :data:`SMOOTHINGS` (the same samples for
+    each), so Figure 2's figures and the smoothing example get their spread over seeds instead of one draw.
+
+    ``means`` (trials, K, M, S): each run's mean xinfAP; ``judgments`` (trials, K); :meth:`stats` the long table.
+    """
+
+    depths: tuple[int, ...]
+    smoothings: tuple[str, ...]
+    runs: np.ndarray
+    judged: np.ndarray
+    map: np.ndarray
+    means: np.ndarray
+    judgments: np.ndarray
+    n_pooled: int
+    trials: int
+    seed: int
+    seconds: float = float("nan")
+
+    def stats(self) -> pd.DataFrame:
+        """One row per trial, k and smoothing: judgments, share of the pool, mean error of mean xinfAP against MAP
+        (over runs), RMS, Kendall's tau, Pearson's rho, and RMS / tau over the judged runs and over the others."""
+        rows = []
+        judged = self.judged
+        for t in range(self.trials):
+            for i, k in enumerate(self.depths):
+                for m, name in enumerate(self.smoothings):
+                    est = self.means[t, i, m]
+                    a = agreement(self.map, est)
+                    row = {"trial": t, "k": int(k), "smoothing": name, "judgments": int(self.judgments[t, i]),
+                           "share": self.judgments[t, i] / self.n_pooled,
+                           "mean error": float((est - self.map).mean()), "RMS": a["rms"][0], "tau": a["tau"][0],
+                           "rho": a["rho"][0]}
+                    for label, mask in (("judged", judged), ("unjudged", ~judged)):
+                        if mask.sum() > 2:
+                            part = agreement(self.map[mask], est[mask])
+                            row[f"RMS ({label})"], row[f"tau ({label})"] = part["rms"][0], part["tau"][0]
+                        else:
+                            row[f"RMS ({label})"] = row[f"tau ({label})"] = np.nan
+                    rows.append(row)
+        return pd.DataFrame(rows)
+
+
+def _figure2_trial(trial_index: int, trial_seed: int, gold: Gold, depths, smoothings) -> dict:
+    c = gold.collection
+    means = np.zeros((len(depths), len(smoothings), c.n_runs))
+    judgments = np.zeros(len(depths), np.int64)
+    for i, k in enumerate(depths):
+        qrels = depth_random_judgments(gold, int(k), sample_seed(trial_seed, "figure2", k))
+        judgments[i] = n_judged(qrels)
+        for m, constants in enumerate(smoothings):
+            xinf = inferred_measures(c, qrels, ["infAP"], smoothing=constants, within=positions(gold))["infAP"]
+            means[i, m] = run_means(xinf, gold.scored)
+    return {"means": means, "judgments": judgments}
+
+
+def figure2_trials(data, depths: Sequence[int] = FIGURE2_DEPTHS, trials: int = 20, seed: int = DEFAULT_SEED,
+                   smoothings: dict | None = None, *, scheduler: str | None = None, n_jobs: int | None = None,
+                   progress: bool = True) -> Figure2Trials:
+    """Figure 2 over ``trials`` seeds (:class:`Figure2Trials`): at each k a depth-k + random sample per trial
+    (:func:`evalkit.parallel.run_trials`' seeds), scored with xinfAP under every smoothing of ``smoothings``
+    (default :data:`SMOOTHINGS`; the first is the kit's xinfAP, ``sample_eval``'s constants)."""
+    started = time.perf_counter()
+    gold = as_gold(data)
+    smoothings = SMOOTHINGS if smoothings is None else dict(smoothings)
+    depths = tuple(int(k) for k in depths)
+    records = run_trials(_figure2_trial, int(trials), seed, args=(gold, depths, tuple(smoothings.values())),
+                         scheduler=scheduler, n_jobs=n_jobs, progress=progress, desc="Yilmaz 2008: Figure 2 seeds")
+    K, M, S = len(depths), len(smoothings), gold.collection.n_runs
+    means = np.stack([r["means"] for r in records]) if records else np.zeros((0, K, M, S))
+    judgments = np.stack([r["judgments"] for r in records]) if records else np.zeros((0, K), np.int64)
+    return Figure2Trials(depths, tuple(smoothings), gold.collection.run_names, gold.judged, gold.map, means,
+                         judgments, gold.n_pooled, int(trials), seed, time.perf_counter() - started)
+
+
 def smoothing_study(data, depths: Sequence[int] = FIGURE2_DEPTHS, trials: int = 5, seed: int = DEFAULT_SEED,
                     smoothings: dict | None = None) -> pd.DataFrame:
     """xinfAP on depth-k + random samples under different smoothing constants (the same samples for each).
@@ -464,20 +608,9 @@ def smoothing_study(data, depths: Sequence[int] = FIGURE2_DEPTHS, trials: int = 
     When a stratum has no sampled document above a relevant one, the smoothed precision (r + a)/(n + b) is a/b:
     1/3 with ``sample_eval``'s constants, 1/2 with the paper's. With few samples in a large stratum (small k)
     that lifts xinfAP; the paper notes that smoothing matters more as strata multiply. Per k and smoothing, the
-    mean over ``trials`` samples of the mean error, the RMS error and Kendall's tau against MAP."""
-    gold = as_gold(data)
-    smoothings = SMOOTHINGS if smoothings is None else smoothings
-    rows = []
-    for k in depths:
-        for t in range(int(trials)):
-            qrels = depth_random_judgments(gold, int(k), sample_seed(seed, "figure2", k, 100 + t))
-            for name, sm in smoothings.items():
-                est = run_means(inferred_measures(gold.collection, qrels, ["infAP"], smoothing=sm)["infAP"],
-                                gold.scored)
-                a = agreement(gold.map, est)
-                rows.append({"k": int(k), "smoothing": name, "trial": t, "mean error": float((est - gold.map).mean()),
-                             "RMS": a["rms"][0], "tau": a["tau"][0]})
-    frame = pd.DataFrame(rows)
+    mean over ``trials`` samples (:func:`figure2_trials`, run serially) of the mean error, the RMS error and
+    Kendall's tau against MAP."""
+    frame = figure2_trials(data, depths, trials, seed, smoothings, scheduler="serial", progress=False).stats()
     return frame.groupby(["k", "smoothing"], sort=False)[["mean error", "RMS", "tau"]].mean().reset_index()
 
 
@@ -489,8 +622,8 @@ class Sweep:
     """A sweep over pool depths k with repeated trials (Figures 3 and 4).
 
     ``means`` (trials, K, E, S): each estimator's per-run mean; ``judgments`` (trials, K, E); ``stats``: long
-    table trial, k, estimator, measure (AP or nDCG), judgments, share, tau, rho, RMS; :meth:`summary` averages
-    over trials as the paper does.
+    table trial, k, estimator, measure (AP or nDCG), judgments, share, tau, rho, RMS, mean error (the mean over
+    runs of estimate - truth); :meth:`summary` averages over trials as the paper does.
     """
 
     depths: tuple[int, ...]
@@ -520,10 +653,10 @@ def _figure3_trial(trial_index: int, trial_seed: int, gold: Gold, depths) -> dic
     judgments = np.zeros((len(depths), 3), np.int64)
     for i, k in enumerate(depths):
         mixed = depth_random_judgments(gold, k, sample_seed(trial_seed, "figure3", k))
-        m = inferred_measures(c, mixed, ["infAP", "trec_infAP"])
+        m = inferred_measures(c, mixed, ["infAP", "trec_infAP"], within=positions(gold))
         n = n_judged(mixed)
         rnd = random_judgments(gold, n / gold.n_pooled, sample_seed(trial_seed, "random", k, 3))
-        r = inferred_measures(c, rnd, ["trec_infAP"])["trec_infAP"]
+        r = inferred_measures(c, rnd, ["trec_infAP"], within=positions(gold))["trec_infAP"]
         means[i, 0] = run_means(m["infAP"], gold.scored)
         means[i, 1] = run_means(r, gold.scored)
         means[i, 2] = run_means(m["trec_infAP"], gold.scored)
@@ -538,10 +671,10 @@ def _figure4_trial(trial_index: int, trial_seed: int, gold: Gold, depths, ratio,
     judgments = np.zeros((len(depths), 4), np.int64)
     for i, k in enumerate(depths):
         strat = depth_strata_judgments(gold, k, sample_seed(trial_seed, "figure4", k), ratio, boundaries)
-        m = inferred_measures(c, strat, ["infAP", gold.infndcg_name])
+        m = inferred_measures(c, strat, ["infAP", gold.infndcg_name], within=positions(gold))
         n = n_judged(strat)
         rnd = random_judgments(gold, n / gold.n_pooled, sample_seed(trial_seed, "random", k, 4))
-        r = inferred_measures(c, rnd, ["trec_infAP"])["trec_infAP"]
+        r = inferred_measures(c, rnd, ["trec_infAP"], within=positions(gold))["trec_infAP"]
         means[i, 0] = run_means(m["infAP"], gold.scored)
         means[i, 1] = run_means(r, gold.scored)
         means[i, 2] = run_means(m[gold.infndcg_name], gold.scored)
@@ -568,6 +701,7 @@ def _sweep(gold, trial_fn, args, estimators, measure_of, depths, trials, seed, s
             "trial": idx[0], "k": np.asarray(depths)[idx[1]], "estimator": name, "measure": measure,
             "judgments": judgments[:, :, e].ravel(), "share": judgments[:, :, e].ravel() / gold.n_pooled,
             "tau": st["tau"], "rho": st["rho"], "RMS": st["rms"],
+            "mean error": (flat - truth[measure][None, :]).mean(axis=1) if len(flat) else [],
         }))
     stats = pd.concat(frames, ignore_index=True)
     stats["estimator"] = pd.Categorical(stats["estimator"], categories=list(estimators), ordered=True)

@@ -1,7 +1,8 @@
 """Yilmaz, Kanoulas & Aslam 2008: the paper's own settings, figures and sentences, as data.
 
 Every number here is the paper's (TREC-8, its main collection, unless a comment says otherwise); nothing is
-computed on a collection. The kit's values beside them come from :mod:`evalkit.papers.yilmaz2008.tables` and
+computed on a collection. The variance forms are the readings of the paper's own formula the kit tries (the Appendix
+leaves one quantity open). The kit's values beside them come from :mod:`evalkit.papers.yilmaz2008.tables` and
 :mod:`evalkit.papers.yilmaz2008.claims`.
 """
 
@@ -13,6 +14,23 @@ P_VALUES = (0.10, 0.20, 0.30)
 FIGURE2_DEPTHS = (10, 5, 1)
 #: Figures 3 and 4: the sweep's depths k
 FIGURE3_DEPTHS = (1, 2, 3, 4, 5, 10, 20, 30, 40, 50)
+
+#: the variance of infAP (Sec. 2, Appendix) in the four forms the kit reads it in (the Appendix leaves the
+#: population proportion unknown): name -> keyword arguments of :func:`evalkit.measures.infap_variance.infap_variance`
+VARIANCE_FORMS: dict[str, dict] = {
+    "paper plug-in, independent": {"unbiased": False, "covariance": False},
+    "paper plug-in, covariance": {"unbiased": False, "covariance": True},
+    "unbiased, independent": {"unbiased": True, "covariance": False},
+    "unbiased, covariance": {"unbiased": True, "covariance": True},
+}
+DEFAULT_FORM = "unbiased, independent"
+
+#: the paper's formula (Sec. 2 / Appendix, the estimate plugged in) and the kit's default, the two forms the
+#: findings are stated for
+PAPER_FORM = "paper plug-in, independent"
+
+#: Sec. 5: Figure 4's three strata below the depth-k pool are sampled "with a ratio of 3:1.5:1"
+STRATA_RATIO = (3.0, 1.5, 1.0)
 
 #: the paper's complete judgment set: TREC-8's depth-100 pool (footnote 2)
 PAPER_POOL_DEPTH = 100
@@ -43,7 +61,11 @@ PAPER_STATEMENTS = {
 
 PAPER_UNAVAILABLE = (
     "The paper's TREC-9 and TREC-10 panels (Fig. 4, and the TREC-9/10 runs behind Sec. 2's 'identical "
-    "conclusions') need the TREC-9 and TREC-10 ad hoc / web runs and qrels, which are not available here. "
-    "Everything is run on TREC-8 (the paper's main collection) and on the synthetic default; a reviewer with "
-    "those collections can set `dataset` to their directory (runs/ + qrels)."
+    "conclusions') need the TREC-9 and TREC-10 ad hoc / web runs and qrels, which the kit does not ship; a "
+    "reviewer with those collections can set `dataset` to their directory (runs/ + qrels)."
 )
+
+#: Sec. 2, footnote 4: "it was observed that the effect of smoothing in variance is negligible"
+PAPER_SMOOTHING_VARIANCE = "negligible"
+#: Sec. 4, footnote 3: assuming E[nDCG] = E[DCG] / E[DCG_I] "may result in a small bias"
+PAPER_INFNDCG_BIAS = "small"

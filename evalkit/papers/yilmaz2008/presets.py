@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
-#: the notebook's sizes per preset (:mod:`evalkit.papers.settings`). "paper": 100 samples per p to validate the
-#: intervals, Figures 3-4 at every depth of the sweep with 10 trials each, 5 trials of the smoothing study.
-#: "class": 10 samples per p (the KS test is weaker, so more runs pass it; the bias columns still show the
-#: shift), 6 of the sweep's depths spread over the same range (:func:`evalkit.papers.settings.spread`; 1, 2, 5, 10, 20,
-#: 50 on TREC-8) with 2 trials each (xinfAP's lead over infAP holds at every depth on TREC-8; the min-max bands
-#: are narrower), 2 smoothing trials. "fast": the tests' (``plan(fast=True)`` picks its depths).
+#: the notebook's sizes per preset (:mod:`evalkit.papers.settings`).
+#:
+#: "paper": the paper's 100 samples per p for each KS test, repeated in 10 blocks (1,000 samples: a pass rate of
+#: one experiment gets its spread over repetitions), Figures 3-4 at every depth of the sweep with the paper's 10
+#: trials, Figure 2 and the smoothing example over 20 seeds.
+#:
+#: "class": 10 samples per p in one block (the KS test cannot reject with 10, so its claims read "not rated at
+#: class size"; the bias, the coverage and the sd ratios still show), 4 of the sweep's depths spread over the same
+#: range (:func:`evalkit.papers.settings.spread`; 1, 4, 10, 50 on TREC-8) with 3 trials each (the figures, not a
+#: claim about every depth: those read "not rated at class size"), Figure 2 over 5 seeds.
+#:
+#: "fast": the tests' (``plan(fast=True)`` picks its depths).
 PRESETS = {
-    "paper": {"validation_trials": 100, "sweep_trials": 10, "sweep_points": None, "smoothing_trials": 5},
-    "class": {"validation_trials": 10, "sweep_trials": 2, "sweep_points": 6, "smoothing_trials": 2},
-    "fast": {"validation_trials": 10, "sweep_trials": 2, "sweep_points": None, "smoothing_trials": 2},
+    "paper": {"validation_trials": 100, "validation_blocks": 10, "sweep_trials": 10, "sweep_points": None,
+              "figure2_trials": 20},
+    "class": {"validation_trials": 10, "validation_blocks": 1, "sweep_trials": 3, "sweep_points": 4,
+              "figure2_trials": 5},
+    "fast": {"validation_trials": 10, "validation_blocks": 1, "sweep_trials": 2, "sweep_points": None,
+             "figure2_trials": 3},
 }
 
 

@@ -12,8 +12,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from evalkit.papers.yilmaz2008.experiment import DEFAULT_FORM, PAPER_FORM, CIValidation, Sweep, agreement
-from evalkit.papers.yilmaz2008.paper import PAPER_FIGURE2_SHARE
+from evalkit.papers.yilmaz2008.experiment import CIValidation, Sweep, agreement
+from evalkit.papers.yilmaz2008.paper import DEFAULT_FORM, PAPER_FIGURE2_SHARE, PAPER_FORM
 
 
 # ------------------------------------------------------------------------------------------- figure 1
@@ -41,14 +41,21 @@ def figure1_summary(frame: pd.DataFrame) -> pd.DataFrame:
 def ks_test_normal(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Two-sided one-sample Kolmogorov-Smirnov test of each row of ``z`` (K, n) against N(0, 1): (D, p-value),
     as ``scipy.stats.kstest(row, "norm")`` (exact p-value from ``scipy.stats.kstwo``)."""
-    from scipy.stats import kstwo, norm
+    from scipy.stats import kstwo
+
+    d, n = _ks_statistic(z)
+    return d, kstwo.sf(d, n)
+
+
+def _ks_statistic(z: np.ndarray) -> tuple[np.ndarray, int]:
+    """The KS statistic D of each row of ``z`` (K, n) against N(0, 1), and n."""
+    from scipy.special import ndtr
 
     z = np.sort(np.atleast_2d(np.asarray(z, np.float64)), axis=1)
     n = z.shape[1]
-    cdf = norm.cdf(z)
+    cdf = ndtr(z)
     i = np.arange(1, n + 1)
-    d = np.maximum((i / n - cdf).max(axis=1), (cdf - (i - 1) / n).max(axis=1))
-    return d, kstwo.sf(d, n)
+    return np.maximum((i / n - cdf).max(axis=1), (cdf - (i - 1) / n).max(axis=1)), n
 
 
 def ks_per_run(validation: CIValidation, alpha: float = 0.05) -> pd.DataFrame:
@@ -98,32 +105,101 @@ def ks_table(validation: CIValidation, alpha: float = 0.05) -> pd.DataFrame:
     (the paper's 90%; also split by judged / unjudged runs), the same with each run's bias removed (a diagnostic:
     does the variance alone fit?), the coverage of the intervals over all trials and runs, the mean and sd of z
     (0 and 1 if the intervals are right), and the median ratio of empirical to estimated sd (1 if the variance
-    is right)."""
-    per_run = ks_per_run(validation, alpha)
-    z = validation.z
+    is right).
+
+    A validation of several blocks (repetitions of the paper's experiment, :func:`ks_blocks`) is tested block by
+    block, as the paper tested its 100 samples, and each column is the median over the blocks (``blocks`` says
+    how many; :func:`~evalkit.papers.yilmaz2008.intervals.ks_interval` gives their spread)."""
+    if validation.blocks > 1:
+        whole = _block_tables(validation, alpha)
+        table = whole.drop(columns="block").groupby(["p", "form"], sort=False).median(numeric_only=True)
+        table = table.reset_index()
+        table.insert(2, "blocks", validation.blocks)
+        return table
+    table = _ks_table_one(validation, alpha)
+    table.insert(2, "blocks", 1)
+    return table
+
+
+def ks_blocks(validation: CIValidation, alpha: float = 0.05) -> pd.DataFrame:
+    """Long table block, p, form, not rejected, not rejected (bias removed): the KS test's pass rates in every
+    block of :attr:`~evalkit.papers.yilmaz2008.experiment.CIValidation.block_size` samples (one repetition of the
+    paper's experiment each). Since every run shares each sample, one block's pass rate swings widely: a claim about
+    it is read on the spread over blocks."""
+    return _block_tables(validation, alpha)[["block", "p", "form", "not rejected", "not rejected (bias removed)"]]
+
+
+_BLOCK_TABLES: dict[tuple, tuple] = {}
+
+
+def _block_tables(validation: CIValidation, alpha: float) -> pd.DataFrame:
+    """The KS table of every block (column ``block``), computed once per validation and alpha."""
+    key = (id(validation), float(alpha))
+    hit = _BLOCK_TABLES.get(key)
+    if hit is not None and hit[0] is validation:
+        return hit[1]
+    frames = [_ks_table_one(validation.block_of(b) if validation.blocks > 1 else validation, alpha).assign(block=b)
+              for b in range(max(validation.blocks, 1))]
+    frame = pd.concat(frames, ignore_index=True)
+    if len(_BLOCK_TABLES) >= 4:
+        _BLOCK_TABLES.pop(next(iter(_BLOCK_TABLES)))
+    _BLOCK_TABLES[key] = (validation, frame)
+    return frame
+
+
+def _ks_passes(rows: np.ndarray, alpha: float) -> np.ndarray:
+    """(K,) bool: the two-sided KS test of each row of ``rows`` (K, n) against N(0, 1) does not reject at
+    ``alpha``, i.e. its statistic D is at most the exact critical value (``scipy.stats.kstwo.isf(alpha, n)``): the
+    same decision as ``p-value >= alpha`` (:func:`ks_test_normal`), without an exact p-value per row."""
+    from scipy.stats import kstwo
+
+    if rows.shape[1] == 0:
+        return np.zeros(len(rows), bool)
+    d, _ = _ks_statistic(rows)
+    return d <= kstwo.isf(alpha, rows.shape[1])
+
+
+def _ks_flags(validation: CIValidation, alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(P, F, S) bool each: the run was tested (finite z in every trial), its deviations pass the KS test, and
+    they pass with its bias removed (:attr:`~evalkit.papers.yilmaz2008.experiment.CIValidation.z_centred`)."""
+    z, zc = validation.z, validation.z_centred  # (n, P, F, S)
+    n = validation.trials
+    rows, rows_c = np.moveaxis(z, 0, -1), np.moveaxis(zc, 0, -1)  # (P, F, S, n)
+    tested = np.isfinite(rows).all(axis=-1) & (n > 0)
+    passed, passed_c = np.zeros(tested.shape, bool), np.zeros(tested.shape, bool)
+    if tested.any():
+        passed[tested] = _ks_passes(rows[tested], alpha)
+        passed_c[tested] = _ks_passes(rows_c[tested], alpha)
+    return tested, passed, passed_c
+
+
+def _ks_table_one(validation: CIValidation, alpha: float) -> pd.DataFrame:
+    z = validation.z  # (n, P, F, S)
+    n = validation.trials
+    empirical = validation.mean.std(axis=0, ddof=1) if n > 1 else np.full(validation.mean.shape[1:], np.nan)
+    estimated = np.sqrt((validation.sd ** 2).mean(axis=0))  # (P, F, S)
+    judged = validation.judged
+    flags = _ks_flags(validation, alpha)
+    share = (lambda mask, values: float(values[mask].mean()) if mask.any() else np.nan)
     rows = []
     for i, p in enumerate(validation.p_values):
         for j, form in enumerate(validation.forms):
-            g = per_run[(per_run.p == p) & (per_run.form == form)]
-            tested = g["p_value"].notna()
+            tested, passed, passed_c = (f[i, j] for f in flags)
             zz = z[:, i, j, :]
             zf = zz[np.isfinite(zz)]
-            ratio = (g["empirical sd"] / g["estimated sd"].where(g["estimated sd"] > 0)).replace(np.inf, np.nan)
+            ratio = np.divide(empirical[i], estimated[i, j], out=np.full(len(judged), np.nan),
+                              where=estimated[i, j] > 0)
             rows.append({
-                "p": p, "form": form, "trials": validation.trials,
-                "judgments": float(validation.judgments[:, i].mean()) if validation.trials else np.nan,
+                "p": p, "form": form, "trials": n,
+                "judgments": float(validation.judgments[:, i].mean()) if n else np.nan,
                 "runs tested": int(tested.sum()), "runs not tested": int((~tested).sum()),
-                "not rejected": float((g.loc[tested, "p_value"] >= alpha).mean()) if tested.any() else np.nan,
-                "not rejected (judged)": float((g.loc[tested & g.judged, "p_value"] >= alpha).mean())
-                if (tested & g.judged).any() else np.nan,
-                "not rejected (unjudged)": float((g.loc[tested & ~g.judged, "p_value"] >= alpha).mean())
-                if (tested & ~g.judged).any() else np.nan,
-                "not rejected (bias removed)": float((g.loc[tested, "p_value (bias removed)"] >= alpha).mean())
-                if tested.any() else np.nan,
+                "not rejected": share(tested, passed), "not rejected (judged)": share(tested & judged, passed),
+                "not rejected (unjudged)": share(tested & ~judged, passed),
+                "not rejected (bias removed)": share(tested, passed_c),
                 "coverage": float((np.abs(zf) <= _z(validation.confidence)).mean()) if zf.size else np.nan,
                 "mean z": float(zf.mean()) if zf.size else np.nan,
                 "sd z": float(zf.std(ddof=1)) if zf.size > 1 else np.nan,
-                "empirical / estimated sd": float(ratio.median()) if ratio.notna().any() else np.nan,
+                "empirical / estimated sd": float(np.nanmedian(ratio)) if np.isfinite(ratio).any() else np.nan,
             })
     return pd.DataFrame(rows)
 
@@ -228,7 +304,12 @@ def ks_variants(validation: CIValidation, bernoulli: CIValidation | None = None,
     document dropped (:meth:`~evalkit.papers.yilmaz2008.experiment.CIValidation.without_empty_topics`), only the first
     ``few_trials`` trials (the infAP paper's 10), and Bernoulli sampling (``bernoulli``, a validation run with
     ``method="bernoulli"``). Per variant, p and form: runs tested, the share not rejected, and the share not rejected
-    with each run's bias removed (the variance alone)."""
+    with each run's bias removed (the variance alone). A validation of several blocks is read on its first block
+    (the paper's number of samples)."""
+    if validation.blocks > 1:
+        validation = validation.block_of(0)
+    if bernoulli is not None and bernoulli.blocks > 1:
+        bernoulli = bernoulli.block_of(0)
     variants = [("as read: fixed-size uniform samples, all runs", validation, None),
                 ("judged runs only", validation, "judged"),
                 ("topics without a sampled relevant document dropped", validation.without_empty_topics(), None),
@@ -237,17 +318,17 @@ def ks_variants(validation: CIValidation, bernoulli: CIValidation | None = None,
         variants.append(("Bernoulli samples (each document with probability p)", bernoulli, None))
     rows = []
     for name, v, subset in variants:
-        per_run = ks_per_run(v, alpha)
+        tested, passed, passed_c = _ks_flags(v, alpha)
         if subset == "judged":
-            per_run = per_run[per_run.judged]
-        for (p, form), g in per_run.groupby(["p", "form"], sort=False):
-            if form not in forms:
-                continue
-            tested = g["p_value"].notna()
-            rows.append({"variant": name, "p": p, "form": form, "trials": v.trials, "runs tested": int(tested.sum()),
-                         "not rejected": float((g.loc[tested, "p_value"] >= alpha).mean()) if tested.any() else np.nan,
-                         "not rejected (bias removed)": float((g.loc[tested, "p_value (bias removed)"] >= alpha).mean())
-                         if tested.any() else np.nan})
+            tested = tested & v.judged[None, None, :]
+        for i, p in enumerate(v.p_values):
+            for j, form in enumerate(v.forms):
+                if form not in forms:
+                    continue
+                t = tested[i, j]
+                rows.append({"variant": name, "p": p, "form": form, "trials": v.trials, "runs tested": int(t.sum()),
+                             "not rejected": float(passed[i, j][t].mean()) if t.any() else np.nan,
+                             "not rejected (bias removed)": float(passed_c[i, j][t].mean()) if t.any() else np.nan})
     return pd.DataFrame(rows)
 
 
@@ -290,3 +371,108 @@ def dominance(sweep: Sweep, winner: str, losers: Sequence[str], statistics: Sequ
         row["all"] = all(row[stat] for stat in statistics)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------------ truth, deviations
+
+
+def truth_table(gold) -> pd.DataFrame:
+    """:func:`~evalkit.papers.yilmaz2008.experiment.truth_counts` as a one-column table: which truth the notebook
+    uses and how it covers the collection's qrels, both ways."""
+    from evalkit.papers.yilmaz2008.experiment import truth_counts
+
+    counts = truth_counts(gold)
+    return pd.DataFrame({"count": list(counts.values())}, index=pd.Index(list(counts), name=gold.collection.name))
+
+
+def deviations(gold, plan=None, validation: CIValidation | None = None, figure2=None, bernoulli=None,
+               alpha: float = 0.05, form: str | None = None) -> pd.DataFrame:
+    """Where this replication deviates from the paper: one row per difference, with why and its effect (computed
+    from the results given, where it can be). Columns ``what differs from the paper``, ``why``, ``effect``.
+
+    ``plan``: the notebook's plan (depth scaling, sizes); ``validation`` (its variance forms, blocks);
+    ``figure2``: :class:`~evalkit.papers.yilmaz2008.experiment.Figure2Trials` (the smoothing); ``bernoulli``: the
+    validation with Bernoulli samples (the sampling variant); ``form``: the variance form the claims use (default:
+    the plan's ``variance_form``, else the kit's default)."""
+    from evalkit.papers.yilmaz2008.experiment import truth_counts
+    from evalkit.papers.yilmaz2008.paper import FIGURE2_DEPTHS, PAPER_POOL_DEPTH
+
+    counts = truth_counts(gold)
+    if form is None:
+        form = (plan.parameters.get("variance_form") if plan is not None else None) or DEFAULT_FORM
+    rows = [(
+        f"truth: AP under the depth-{gold.depth} pool of the {int(gold.judged.sum())} judged runs, graded by the "
+        "collection's qrels",
+        "the paper's complete judgment set is the depth-100 pool (footnote 2); every sample is drawn from the pool, "
+        "so a relevant document outside it is invisible to every estimator",
+        f"{counts['judgments outside it']:,} qrels judgments ({counts['relevant outside it']:,} relevant) lie outside "
+        f"the pool and are not in the truth; {counts['pooled documents the qrels do not judge']:,} pooled documents "
+        "the qrels do not judge count as nonrelevant")]
+    if gold.depth < PAPER_POOL_DEPTH:
+        shares = (plan["shares"] if plan is not None and "shares" in plan.parameters else {})
+        rows.append((
+            f"pool depth {gold.depth} instead of 100; depths k scaled by {gold.depth}/100",
+            "the qrels know nothing below the judged depth",
+            "the designs judge " + ", ".join(f"{v:.0%} (k = {k})" for k, v in sorted(shares.items()))
+            + " of the pool; the paper's depth-10/5/1 designs judged "
+            + "/".join(f"{PAPER_FIGURE2_SHARE[k]:.1%}" for k in FIGURE2_DEPTHS) if shares else "-"))
+    if validation is not None:
+        table = ks_table(validation, alpha)
+        ratio = table.groupby("form", sort=False)["empirical / estimated sd"].agg(["min", "max"])
+        rows.append((
+            f"the variance of infAP in {len(validation.forms)} forms; the claims use '{form}' (the parameter "
+            "variance_form)",
+            "the Appendix leaves the population proportion in var[PC_above] unknown (the kit plugs in the estimate, "
+            "or its unbiased estimate, with or without the Appendix's covariances)",
+            "empirical / estimated sd (median over runs): " + "; ".join(
+                f"{form} {r['min']:.2f}-{r['max']:.2f}" for form, r in ratio.iterrows())))
+        if validation.blocks > 1:
+            blocks = ks_blocks(validation, alpha)
+            spread = blocks.groupby("form", sort=False)["not rejected (bias removed)"].agg(["min", "max"])
+            rows.append((
+                f"the validation repeated: {validation.blocks} blocks of {validation.block_size} samples (the "
+                "paper: one experiment of 100)",
+                "every run shares each sample, so one experiment's pass rate swings; the claims read its spread",
+                "KS pass rate with the bias removed, range over blocks: " + "; ".join(
+                    f"{form} {r['min']:.0%}-{r['max']:.0%}" for form, r in spread.iterrows())))
+        if validation.block_size < 100:
+            rows.append((f"{validation.block_size} samples per p (the paper's 100)", "the class preset's size",
+                         "the KS test has little power: its claims read 'not rated at class size'"))
+    rows.append((
+        "uniform samples of exactly round(p N_t) documents per topic",
+        "the paper says 'p% of the pool' without saying how",
+        _bernoulli_effect(validation, bernoulli, alpha)))
+    if figure2 is not None and len(figure2.smoothings) > 1:
+        stats = figure2.stats()
+        k = min(figure2.depths)
+        err = stats[stats.k == k].groupby("smoothing", sort=False)["mean error"].median()
+        rows.append((
+            "xinfAP with sample_eval's smoothing (r + 1e-5)/(n + 3e-5), not the paper's (r + e)/(n + 2e)",
+            "NIST's sample_eval.pl is what TREC runs; the paper states its formula with e/2e",
+            f"mean error of mean xinfAP at k = {k} (median over {figure2.trials} seeds): "
+            + "; ".join(f"{name} {v:+.4f}" for name, v in err.items())))
+    rows += [
+        ("Figure 4's strata: equal-width bands of pool ranks k+1..depth, rates in the ratio 3 : 1.5 : 1 scaled so "
+         "that the budget equals the depth-k pool",
+         "the paper gives neither the boundaries nor whether 55/27/18% are rates", "-"),
+        ("'a random sample of the same size': uniform over the pool at the rate judged / pooled",
+         "the paper does not say how the size was matched", "at most one judgment per topic more or fewer"),
+        ("Figures 1-2 graded over samples and seeds (the paper shows one sample each)",
+         "one sample is one draw: a claim is graded on the spread", "see the claims' intervals"),
+        ("TREC-9 and TREC-10 not run", "their runs and qrels are not shipped", "Fig. 4's claim is TREC-8's only"),
+    ]
+    return pd.DataFrame(rows, columns=["what differs from the paper", "why", "effect"])
+
+
+def _bernoulli_effect(validation, bernoulli, alpha) -> str:
+    if validation is None or bernoulli is None:
+        return "-"
+    fixed = validation.block_of(0) if validation.blocks > 1 else validation
+    other = bernoulli.block_of(0) if bernoulli.blocks > 1 else bernoulli
+    forms = [f for f in other.forms if f in fixed.forms]
+    if not forms:
+        return "-"
+    a, b = ks_table(fixed, alpha), ks_table(other, alpha)
+    form = forms[0]
+    return (f"KS pass rate with Bernoulli samples {'/'.join(f'{v:.0%}' for v in b.loc[b.form == form, 'not rejected'])}"
+            f" vs {'/'.join(f'{v:.0%}' for v in a.loc[a.form == form, 'not rejected'])} ({form}; the variants table)")
