@@ -101,8 +101,13 @@ class _Rows:
                                **rating.fields()))
 
 
+def _ends(interval: Interval, fmt: str = ".3f") -> str:
+    """``[low, high]``, or what stands for it when the interval could not be computed (one trial)."""
+    return interval.bounds(fmt) if interval.finite else f"(no interval: {interval.n} trial{'s' if interval.n != 1 else ''})"
+
+
 def _w_text(interval: Interval) -> str:
-    return f"W̄ = {interval.estimate:.2f} {interval.bounds('.2f')}"
+    return f"W̄ = {interval.estimate:.2f} {_ends(interval, '.2f')}"
 
 
 def _main_rows(out: _Rows, results: ExperimentResults, source: str) -> None:
@@ -359,6 +364,12 @@ def sensitivity(by_strength: dict, dataset: str, plan=None) -> pd.DataFrame:
     return table
 
 
+def _percent(interval: Interval, fmt: str = ".0%") -> str:
+    """``50% [30%, 70%]`` (the interval's ends only when it has them)."""
+    ends = f" [{interval.low:{fmt}}, {interval.high:{fmt}}]" if interval.finite else ""
+    return f"{interval.estimate:{fmt}}{ends}"
+
+
 def _fmt_bins(values) -> str:
     return " ".join(f"{v:.3f}" if np.isfinite(v) else "–" for v in values)
 
@@ -423,7 +434,7 @@ def findings_markdown(results: ExperimentResults, dataset: str, *, prior=(1000.0
         f"{tau['ip'].estimate:.3f} {tau['ip'].bounds()} (the paper: 0.398, as MTC's).")
     lines.append(
         f"* **The top bin.** {t2.loc['1.0', ('RTC', '% in bin')]:.1%} of RTC's pairs land in the 1.0 bin (the paper: "
-        f"4.7% pooled), right {t2.loc['1.0', ('RTC', 'accuracy')]:.1%} {t2.loc['1.0', ('RTC', '95% interval')]} of "
+        f"4.7% pooled), right {_percent(bin_intervals(results, 'rtc')[-1], '.1%')} of "
         "the time (the paper: 98.9–99.6%); each confident mistake costs up to 100 in W̄. Below 0.99 the accuracies "
         f"are {_fmt_bins(rtc_acc[:6])} against the ad hoc 99 column's {_fmt_bins(paper_acc[:6])} "
         f"({np.nanmin(below):+.3f} to {np.nanmax(below):+.3f}).")
@@ -431,7 +442,7 @@ def findings_markdown(results: ExperimentResults, dataset: str, *, prior=(1000.0
     direction = choose(ratio.finite and ratio.high < 1, "fewer", choose(ratio.finite and ratio.low > 1, "more",
                                                                         "about as many"))
     lines.append(
-        f"* **How many judgments.** {budget['share small'].estimate:.0%} {budget['share small'].bounds('.2f')} of the "
+        f"* **How many judgments.** {_percent(budget['share small'])} of the "
         "trials reach α on the first pair within 100 judgments (the paper: 10%). Wrong predictions come from trials "
         f"with {ratio.estimate:.2f} {ratio.bounds('.2f')} times the judgments of right ones: {direction} (the paper's "
         "'overfitting' paragraph: more than 1.5 times).")
@@ -457,7 +468,8 @@ def findings_markdown(results: ExperimentResults, dataset: str, *, prior=(1000.0
             f"true |ΔMAP| of {pairs.loc[low, 'true_delta'].abs().median():.3f} against "
             f"{pairs.loc[~low & usable, 'true_delta'].abs().median():.3f} for the others; IP gets "
             f"{worst.loc['IP', 'accuracy']:.0%} {worst.loc['IP', '95% interval']} of them right and RTC "
-            f"{worst.loc['RTC', 'accuracy']:.0%} {worst.loc['RTC', '95% interval']} (the paper: 60% and 87.6%).")
+            f"{worst.loc['RTC', 'accuracy']:.0%} {worst.loc['RTC', '95% interval']} (as fractions; the paper: 60% "
+            "and 87.6%).")
     source = f", {prior_source}" if prior_source else ""
     lines.append(
         f"* **The prior.** Section 4 shows what the paper's Beta(1, 1) aggregation prior does to this RTC; this run "
@@ -536,7 +548,7 @@ def prior_markdown(choice, dataset: str, *, prior=None, second: pd.DataFrame | N
         split = choice.split
         a, b = choice.chosen.get("A"), choice.chosen.get("B")
         grid = ", ".join(f"{s:g}" for s in split.strengths)
-        held = "; ".join(f"a = {choice.chosen[o]:g} (chosen on half {o}) gives W̄ = {i.estimate:.2f} {i.bounds('.2f')} on "
+        held = "; ".join(f"a = {choice.chosen[o]:g} (chosen on half {o}) gives W̄ = {i.estimate:.2f} {_ends(i, '.2f')} on "
                          f"half {part}" for (part, i), o in zip(choice.held_out.items(), reversed(list(choice.held_out))))
         parts.append(
             f"**The prior, chosen on {dataset} by topic-split cross-validation.** The {sum(len(h) for h in split.halves.values())} "
@@ -547,8 +559,8 @@ def prior_markdown(choice, dataset: str, *, prior=None, second: pd.DataFrame | N
             + choose(choice.agree, ": the halves agree.", ": the halves disagree.")
             + f" Held out, each half's choice scored on the other half's topics: {held}. The kit uses "
             f"a = {choice.prior:g}, the best W̄ over both halves' trials together ({choice.pooled.estimate:.2f} "
-            f"{choice.pooled.bounds('.2f')}): every topic took part in that choice, so the W̄ of the experiment above "
-            "is not a held-out figure; the held-out figures are the two just given."
+            f"{_ends(choice.pooled, '.2f')}): every topic took part in that choice, so the W̄ of the main experiment "
+            "at that strength is not a held-out figure; the held-out figures are the two just given."
             + choose(choice.prior == max(split.strengths) or choice.prior == min(split.strengths),
                      f" The choice lies at the edge of the grid (a = {choice.prior:g}): a strength beyond it might do "
                      "better.", ""))
@@ -575,6 +587,6 @@ def prior_markdown(choice, dataset: str, *, prior=None, second: pd.DataFrame | N
             f"{constant['mean']:.3f}"
             + choose(near, ": RTC reduces to a near-constant p.", ".")
             + f" A constant p equal to their mean gives τ = {constant['tau_constant'].estimate:.3f} "
-            f"{constant['tau_constant'].bounds()} against RTC's {constant['tau_rtc'].estimate:.3f} "
-            f"{constant['tau_rtc'].bounds()} (difference {d.estimate:+.3f} {d.bounds()}): {verdict}.")
+            f"{_ends(constant['tau_constant'])} against RTC's {constant['tau_rtc'].estimate:.3f} "
+            f"{_ends(constant['tau_rtc'])} (difference {d.estimate:+.3f} {_ends(d)}): {verdict}.")
     return "\n\n".join(parts)

@@ -182,7 +182,8 @@ def strength_table(by_strength: dict) -> pd.DataFrame:
     """One row per prior strength a (``{a: ExperimentResults}``): :func:`rtc_summary` with W-bar's interval."""
     rows = []
     for a, res in by_strength.items():
-        rows.append({"a = b": float(a), **rtc_summary(res), "W_bar 95% interval": w_bar_interval(res).bounds(".2f")})
+        w = w_bar_interval(res)
+        rows.append({"a = b": float(a), **rtc_summary(res), "W_bar 95% interval": w.bounds(".2f") if w.finite else ""})
     return pd.DataFrame(rows)
 
 
