@@ -569,3 +569,33 @@ def test_reestimation_figure_is_seeded(results):
     first = exp.plot_reestimation(diagnostics, seed=5).axes[0].collections[0].get_offsets()
     again = exp.plot_reestimation(diagnostics, seed=5).axes[0].collections[0].get_offsets()
     np.testing.assert_array_equal(first, again)
+
+
+@pytest.mark.notebooks
+def test_notebook_on_shallow_with_a_reviewers_parameters(tmp_path):
+    """Notebook 05 through papermill on the shallow collection (depth-7 pools) with values a reviewer sets: the plan
+    line says what was scaled and what was set, the lists sentence is computed (never "as in the paper" here), every
+    claim has a verdict, none is rated from a figure of another collection, and the prior the user set is used."""
+    from evalkit.batch.pipeline import NOTEBOOK_DIR, run_notebook
+    from evalkit.claims import read_claims, read_plans
+    from evalkit.data.simulator import write_collection
+
+    folder = write_collection(tmp_path / "shallow", "shallow", n_runs=30, depth=30)
+    target = tmp_path / "05.ipynb"
+    run_notebook(NOTEBOOK_DIR / "05_carterette2007_robust_collections.ipynb", target, dataset=str(folder), fast=True,
+                 extra_parameters={"k": 6, "alpha": 0.9, "prior": [30, 30], "strengths": [10, 300]})
+    plans = read_plans(target)
+    assert plans and all(p["notebook"] == "05_carterette2007" for p in plans)
+    line = plans[0]["line"]
+    for part in ("lists cut at depth 7 instead of the paper's 100", "k = 6 runs a trial (set; the paper's 10)",
+                 "alpha = 0.9 (set", "Beta(30, 30) (set", "strengths [10, 300] (given)"):
+        assert part in line, line
+    import nbformat
+
+    text = "\n".join("".join(o.get("data", {}).get("text/markdown", "")) for c in nbformat.read(str(target), 4).cells
+                     for o in c.get("outputs", []))
+    assert "the lists are cut at 7 documents (the judged depth" in text and "as in the paper" not in text
+    assert "The prior, set by the user" in text
+    claims = read_claims(target)
+    assert len(claims) >= 20 and (claims["verdict"].str.len() > 0).all()
+    assert claims.loc[claims["claim"].str.startswith("RTC's bookmaker"), "kit_value"].str.contains("Beta(30, 30)", regex=False).all()

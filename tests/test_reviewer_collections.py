@@ -40,7 +40,9 @@ def _outputs(path) -> str:
     import nbformat
 
     notebook = nbformat.read(str(path), as_version=4)
-    return "\n".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []) if o.get("text"))
+    # printed text, and what a cell displays (the plan line is displayed, not printed, so that it reaches the report)
+    return "\n".join(o.get("text", "") or o.get("data", {}).get("text/plain", "") for c in notebook.cells
+                     for o in c.get("outputs", []) if o.get("text") or o.get("data", {}).get("text/plain"))
 
 
 @pytest.mark.notebooks

@@ -15,6 +15,8 @@ What makes a claim unrated here, in the grading's words (:mod:`evalkit.claims.gr
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -62,6 +64,7 @@ __all__ = ["claims", "sensitivity", "MIN_TRIALS", "W_NEAR_ZERO", "FIGURE2_MIN_PA
 #: low-overlap and budget figures, the comparable tau of IP and MTC) are moved by a few confident mistakes; "strong"
 #: ones (the paired tau and median-judgment differences the paper reports at p < 0.0001) are not
 MIN_TRIALS = {"heavy": 100, "strong": 20}
+_NONFINITE = re.compile(r"(?i)(?<![a-z])(nan|[-+]?inf(inity)?)(?![a-z])")  # as evalkit.claims.grading reads it
 #: "W-bar close to 0": at least this over its whole interval (the paper's eight collections give +0.44 to -0.67)
 W_NEAR_ZERO = -1.0
 #: Figure 2's fine bins rated: at least this many pairs (the paper's points hold 500), mean confidence below this
@@ -94,7 +97,8 @@ class _Rows:
             if self.plan is not None and self.plan.degenerate_reason(key):
                 reason = self.plan.degenerate_reason(key)
                 break
-        if not reason and need is not None and trials is not None and trials < MIN_TRIALS[need]:
+        if not reason and need is not None and trials is not None and trials < MIN_TRIALS[need] \
+                and not _NONFINITE.search(kit_value):  # a figure that could not be computed is 'not rated: NaN'
             reason = f"at class size ({trials} trials; this rule needs {MIN_TRIALS[need]})"
         self.rows.append(Claim(PAPER, claim, paper_value, kit_value, self.dataset if dataset is None else dataset,
                                note=note, paper_dataset=paper_dataset, kind=kind, not_rated=reason, scope=scope,
@@ -133,34 +137,34 @@ def _main_rows(out: _Rows, results: ExperimentResults, source: str) -> None:
     gap = ratio_interval(rt["w"] - mt["w"], rt["pairs"], seed=INTERVAL_SEED)
     out.add("MTC (p = 0.5) overstates confidence on new runs: its W̄ is below RTC's (Table 2)",
             "W̄ = -5.34 vs -0.39; accuracy 0.683 in the 1.0 bin",
-            f"MTC {_w_text(w_mtc)}, RTC {w_rtc.estimate:.2f}; RTC - MTC {gap.estimate:+.2f} {gap.bounds('.2f')}",
+            f"MTC {_w_text(w_mtc)}, RTC {w_rtc.estimate:.2f}; RTC - MTC {gap.estimate:+.2f} {_ends(gap, '.2f')}",
             rules.direction(gap, "W̄ of RTC - W̄ of MTC", fmt=".2f"), trials=n, need="heavy")
     median_gap = paired_interval(results, "judged_mtc", "judged_rtc", "median")
     out.add("RTC needs fewer judgments than MTC to reach 95% on the first pair (median; paired Wilcoxon)",
             "median 251 vs 235 (pooled; ad hoc 99 RTC 179), p < 0.0001",
             f"median {results.trials['judged_mtc'].median():g} vs {results.trials['judged_rtc'].median():g}; "
-            f"MTC - RTC {median_gap.estimate:+g} {median_gap.bounds('.1f')}",
+            f"MTC - RTC {median_gap.estimate:+g} {_ends(median_gap, '.1f')}",
             rules.direction(median_gap, "median judgments of MTC - RTC", fmt=".1f"), trials=n, need="strong")
     mean_gap = paired_interval(results, "judged_mtc", "judged_rtc")
     out.add("RTC needs fewer judgments than MTC on average (mean; paired t-test)", "mean 823 vs 502 (pooled), "
             "p < 0.0001", f"mean {results.trials['judged_mtc'].mean():.0f} vs {results.trials['judged_rtc'].mean():.0f}; "
-            f"MTC - RTC {mean_gap.estimate:+.0f} {mean_gap.bounds('.0f')}",
+            f"MTC - RTC {mean_gap.estimate:+.0f} {_ends(mean_gap, '.0f')}",
             rules.direction(mean_gap, "mean judgments of MTC - RTC", fmt=".0f"), trials=n, need="heavy",
             note="means are moved by the few trials that need thousands of judgments")
     tau = paired_interval(results, "tau_rtc", "tau_mtc")
     out.add("RTC ranks the k runs better than MTC (mean Kendall tau, paired t-test)",
             "0.555 vs 0.393 (pooled; ad hoc 99 RTC 0.532), p < 0.0001",
             f"{results.trials['tau_rtc'].mean():.3f} vs {results.trials['tau_mtc'].mean():.3f}; difference "
-            f"{tau.estimate:+.3f} {tau.bounds()}", rules.direction(tau, "tau of RTC - MTC"), trials=n, need="strong")
+            f"{tau.estimate:+.3f} {_ends(tau)}", rules.direction(tau, "tau of RTC - MTC"), trials=n, need="strong")
     ip = paired_interval(results, "tau_ip", "tau_mtc")
     out.add("IP's tau at MTC's number of judgments is not different from MTC's (paired t-test)",
             "0.398 vs 0.393, not significant", f"{results.trials['tau_ip'].mean():.3f} vs "
-            f"{results.trials['tau_mtc'].mean():.3f}; difference {ip.estimate:+.3f} {ip.bounds()}",
+            f"{results.trials['tau_mtc'].mean():.3f}; difference {ip.estimate:+.3f} {_ends(ip)}",
             rules.comparable(ip, "tau", "tau of IP - MTC"), trials=n, need="heavy")
     ip_rtc = paired_interval(results, "tau_rtc", "tau_ip")
     out.add("IP's tau is lower than RTC's (paired t-test)", "0.398 vs 0.555, significantly lower",
             f"{results.trials['tau_ip'].mean():.3f} vs {results.trials['tau_rtc'].mean():.3f}; RTC - IP "
-            f"{ip_rtc.estimate:+.3f} {ip_rtc.bounds()}", rules.direction(ip_rtc, "tau of RTC - IP"), trials=n,
+            f"{ip_rtc.estimate:+.3f} {_ends(ip_rtc)}", rules.direction(ip_rtc, "tau of RTC - IP"), trials=n,
             need="strong")
     by_type = {n_orig: trial_tallies(pairs, "rtc", mask=(pairs["n_original"] == n_orig).to_numpy())
                for n_orig in (0, 1, 2)}
@@ -176,7 +180,7 @@ def _main_rows(out: _Rows, results: ExperimentResults, source: str) -> None:
               for n_orig, name in ((2, "two"), (1, "one"), (0, "no"))}
     out.add("pairs of two new runs are the best calibrated: their W̄ is above both other types' (Table 3)",
             ", ".join(f"{g.split()[0]} {v['W_bar']:+.2f}" for g, v in PAPER_TABLE3.items()),
-            ", ".join(f"{name} {i.estimate:+.2f} {i.bounds('.2f')}" for name, i in w_type.items()),
+            ", ".join(f"{name} {i.estimate:+.2f} {_ends(i, '.2f')}" for name, i in w_type.items()),
             rules.combine([rules.direction(gaps[1], "W̄ no original - one original", fmt=".2f"),
                            rules.direction(gaps[2], "W̄ no original - two original", fmt=".2f")], every=True),
             trials=n, need="heavy")
@@ -187,7 +191,7 @@ def _main_rows(out: _Rows, results: ExperimentResults, source: str) -> None:
                 for name in ("MTC", "RTC")}
     out.add("RTC predicts pairs sharing 0-10% of their documents better than MTC and IP (Sec. 5, worst case)",
             "RTC 0.876, MTC and IP 0.60", f"RTC {accuracy['RTC'].estimate:.3f}, MTC {accuracy['MTC'].estimate:.3f}; "
-            + "; ".join(f"{k} {i.estimate:+.3f} {i.bounds()}" for k, i in differences.items())
+            + "; ".join(f"{k} {i.estimate:+.3f} {_ends(i)}" for k, i in differences.items())
             + f" ({int(low.sum())} pairs)",
             rules.combine([rules.direction(i, k) for k, i in differences.items()], every=True), trials=n,
             need="heavy", degenerate=("overlap",), note="IP's ties count half right")
@@ -214,29 +218,29 @@ def _main_rows(out: _Rows, results: ExperimentResults, source: str) -> None:
     out.add("small judgment sets (<= 100 judgments) are more accurate at confidence >= 0.9 than sets above the "
             "median (Sec. 5)", "99.7% vs 93% (sets above the median, 235)",
             f"{budget['accuracy small'].estimate:.3f} vs {budget['accuracy large'].estimate:.3f} (median "
-            f"{budget['median']:g}); difference {budget['accuracy gap'].estimate:+.3f} {budget['accuracy gap'].bounds()}",
+            f"{budget['median']:g}); difference {budget['accuracy gap'].estimate:+.3f} {_ends(budget['accuracy gap'])}",
             rules.direction(budget["accuracy gap"], "accuracy of small - large sets"), trials=n, need="heavy")
     share = budget["share small"]
     out.add("ten percent of the judgment sets have 100 or fewer judgments (Sec. 5)", "10%",
-            f"{share.estimate:.1%} {_scaled(share, 100).bounds('.1f')}%",
+            f"{share.estimate:.1%} {_ends(_scaled(share, 100), '.1f')}%",
             rules.comparable(_difference(_scaled(share, 100), 100 * PAPER_TEXT["share_sets_le_100_judgments"]),
                              "points", "share - 10%", ".1f"), kind="value", trials=n, need="heavy")
     out.add("the small judgment sets are very reliable: W̄ >= 0 and accuracy >= 0.95 at confidence >= 0.9 (Sec. 5)",
             "W̄ = +0.41, accuracy 99.7%", f"{_w_text(budget['W small'])}; accuracy "
-            f"{budget['accuracy small'].estimate:.3f} {budget['accuracy small'].bounds()}",
+            f"{budget['accuracy small'].estimate:.3f} {_ends(budget['accuracy small'])}",
             rules.combine([rules.at_least(budget["W small"], 0.0, "W̄", ".2f"),
                            rules.at_least(budget["accuracy small"], 0.95, "accuracy")]), kind="value", trials=n,
             need="heavy")
     ratio = budget["wrong/right"]
     out.add("wrong predictions come from judgment sets with more judgments than right ones (Sec. 5, overfitting)",
-            "over 50% more (ratio > 1.5)", f"ratio {ratio.estimate:.2f} {ratio.bounds('.2f')}",
+            "over 50% more (ratio > 1.5)", f"ratio {ratio.estimate:.2f} {_ends(ratio, '.2f')}",
             rules.direction(_difference(ratio, 1.0), "ratio - 1", fmt=".2f"), trials=n, need="heavy",
             note="mean judgments of the trial behind each wrong prediction over those behind right ones")
     capped = w_bar_interval(results, "rtc", capped=True)
     lift = ratio_interval(rt["w_capped"] - rt["w"], rt["pairs"], seed=INTERVAL_SEED)
     out.add("capping confidence at 95% solves RTC's overconfidence (Sec. 6): W̄ rises to near 0",
             "a 'hack' that solves the problem (no figure)", f"capped {_w_text(capped)}; rise {lift.estimate:+.2f} "
-            f"{lift.bounds('.2f')}", rules.combine([rules.direction(lift, "W̄ capped - W̄", fmt=".2f"),
+            f"{_ends(lift, '.2f')}", rules.combine([rules.direction(lift, "W̄ capped - W̄", fmt=".2f"),
                                                      rules.at_least(capped, W_NEAR_ZERO, "capped W̄", ".2f")],
                                                     every=True), trials=n, need="heavy")
 
@@ -291,7 +295,7 @@ def claims(results: ExperimentResults, dataset: str, *, prior=(1000.0, 1000.0), 
         out.add("beyond the paper: RTC's fitted p rank the runs better than a constant p with their mean (tau)",
                 "RTC's expert aggregation 'boosts performance a great deal' over uniform p (Sec. 5)",
                 f"tau {constant['tau_rtc'].estimate:.3f} vs {constant['tau_constant'].estimate:.3f}; difference "
-                f"{d.estimate:+.3f} {d.bounds()}; fitted p span {constant['range']:.3f} (median over trials)",
+                f"{d.estimate:+.3f} {_ends(d)}; fitted p span {constant['range']:.3f} (median over trials)",
                 rules.direction(d, "tau of RTC - constant p"), paper_dataset=THIS_COLLECTION, kind="value",
                 scope="beyond", trials=len(results.trials), need="strong")
     if toy is not None:
@@ -427,11 +431,11 @@ def findings_markdown(results: ExperimentResults, dataset: str, *, prior=(1000.0
         f"* **Direction.** RTC needs a median of {summary.loc['median judged', 'RTC']:g} judgments "
         f"{summary.loc['median judged', 'RTC 95% interval']} against MTC's {summary.loc['median judged', 'MTC']:g} "
         f"(Wilcoxon p = {wilcoxon_p:.2g}; the paper: 179 on ad hoc 99, 235 vs 251 pooled), ranks the "
-        f"{results.params.get('k', 10)} runs with τ = {tau['rtc'].estimate:.3f} {tau['rtc'].bounds()} against "
-        f"MTC's {tau['mtc'].estimate:.3f} (difference {tau_gap.estimate:+.3f} {tau_gap.bounds()}; the paper 0.555 "
-        f"vs 0.393), and has W̄ = {w_rtc.estimate:.2f} {w_rtc.bounds('.2f')} against MTC's {w_mtc.estimate:.2f} "
-        f"{w_mtc.bounds('.2f')} (the paper: -0.39 vs -5.34 pooled, -0.44 for RTC on ad hoc 99). IP's τ is "
-        f"{tau['ip'].estimate:.3f} {tau['ip'].bounds()} (the paper: 0.398, as MTC's).")
+        f"{results.params.get('k', 10)} runs with τ = {tau['rtc'].estimate:.3f} {_ends(tau['rtc'])} against "
+        f"MTC's {tau['mtc'].estimate:.3f} (difference {tau_gap.estimate:+.3f} {_ends(tau_gap)}; the paper 0.555 "
+        f"vs 0.393), and has W̄ = {w_rtc.estimate:.2f} {_ends(w_rtc, '.2f')} against MTC's {w_mtc.estimate:.2f} "
+        f"{_ends(w_mtc, '.2f')} (the paper: -0.39 vs -5.34 pooled, -0.44 for RTC on ad hoc 99). IP's τ is "
+        f"{tau['ip'].estimate:.3f} {_ends(tau['ip'])} (the paper: 0.398, as MTC's).")
     lines.append(
         f"* **The top bin.** {t2.loc['1.0', ('RTC', '% in bin')]:.1%} of RTC's pairs land in the 1.0 bin (the paper: "
         f"4.7% pooled), right {_percent(bin_intervals(results, 'rtc')[-1], '.1%')} of "
@@ -444,7 +448,7 @@ def findings_markdown(results: ExperimentResults, dataset: str, *, prior=(1000.0
     lines.append(
         f"* **How many judgments.** {_percent(budget['share small'])} of the "
         "trials reach α on the first pair within 100 judgments (the paper: 10%). Wrong predictions come from trials "
-        f"with {ratio.estimate:.2f} {ratio.bounds('.2f')} times the judgments of right ones: {direction} (the paper's "
+        f"with {ratio.estimate:.2f} {_ends(ratio, '.2f')} times the judgments of right ones: {direction} (the paper's "
         "'overfitting' paragraph: more than 1.5 times).")
     if len(zero):
         right = zero["sign right"].dropna()
