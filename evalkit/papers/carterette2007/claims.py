@@ -107,7 +107,9 @@ class _Rows:
 
 def _ends(interval: Interval, fmt: str = ".3f") -> str:
     """``[low, high]``, or what stands for it when the interval could not be computed (one trial)."""
-    return interval.bounds(fmt) if interval.finite else f"(no interval: {interval.n} trial{'s' if interval.n != 1 else ''})"
+    if interval.finite:
+        return interval.bounds(fmt)
+    return f"(no interval: {interval.n} {plural(interval.n, 'trial')})"
 
 
 def _w_text(interval: Interval) -> str:
@@ -147,7 +149,8 @@ def _main_rows(out: _Rows, results: ExperimentResults, source: str) -> None:
             rules.direction(median_gap, "median judgments of MTC - RTC", fmt=".1f"), trials=n, need="strong")
     mean_gap = paired_interval(results, "judged_mtc", "judged_rtc")
     out.add("RTC needs fewer judgments than MTC on average (mean; paired t-test)", "mean 823 vs 502 (pooled), "
-            "p < 0.0001", f"mean {results.trials['judged_mtc'].mean():.0f} vs {results.trials['judged_rtc'].mean():.0f}; "
+            "p < 0.0001", f"mean {results.trials['judged_mtc'].mean():.0f} vs "
+            "{results.trials['judged_rtc'].mean():.0f}; "
             f"MTC - RTC {mean_gap.estimate:+.0f} {_ends(mean_gap, '.0f')}",
             rules.direction(mean_gap, "mean judgments of MTC - RTC", fmt=".0f"), trials=n, need="heavy",
             note="means are moved by the few trials that need thousands of judgments")
@@ -453,10 +456,12 @@ def findings_markdown(results: ExperimentResults, dataset: str, *, prior=(1000.0
     if len(zero):
         right = zero["sign right"].dropna()
         text = (
-            f"* **Zero-judgment trials.** In {len(zero)} of {trials} trials ({len(zero) / trials:.0%}) MTC, and so RTC, "
+            f"* **Zero-judgment trials.** In {len(zero)} of {trials} trials ({len(zero) / trials:.0%}) MTC, and "
+            "so RTC, "
             "judged nothing: with every document at p = 0.5 the first pair was already at confidence α. A run that "
             "returns few documents for a topic has a small expected AP numerator over the same |R|, so p = 0.5 "
-            f"ranks it low whatever it retrieved (shortest list in those trials: median {zero['shortest list'].median():g} "
+            "ranks it low whatever it retrieved (shortest list in those trials: median "
+            f"{zero['shortest list'].median():g} "
             f"documents). The first pair's sign was right in {right.mean():.0%} of them, though MTC claimed at least "
             f"{alpha_of(results):.0%}.")
         confident_wrong = most_confident_wrong(zero)
@@ -552,12 +557,15 @@ def prior_markdown(choice, dataset: str, *, prior=None, second: pd.DataFrame | N
         split = choice.split
         a, b = choice.chosen.get("A"), choice.chosen.get("B")
         grid = ", ".join(f"{s:g}" for s in split.strengths)
-        held = "; ".join(f"a = {choice.chosen[o]:g} (chosen on half {o}) gives W̄ = {i.estimate:.2f} {_ends(i, '.2f')} on "
-                         f"half {part}" for (part, i), o in zip(choice.held_out.items(), reversed(list(choice.held_out))))
+        pairs = zip(choice.held_out.items(), reversed(list(choice.held_out)))
+        held = "; ".join(f"a = {choice.chosen[o]:g} (chosen on half {o}) gives W̄ = {i.estimate:.2f} "
+                         f"{_ends(i, '.2f')} on half {part}" for (part, i), o in pairs)
         parts.append(
-            f"**The prior, chosen on {dataset} by topic-split cross-validation.** The {sum(len(h) for h in split.halves.values())} "
+            f"**The prior, chosen on {dataset} by topic-split cross-validation.** The "
+            f"{sum(len(h) for h in split.halves.values())} "
             f"topics were split at random (seed {split.seed}) into half A ({len(split.halves['A'])} topics: "
-            f"{', '.join(split.topic_ids['A'])}) and half B ({len(split.halves['B'])} topics: the others). On each half "
+            f"{', '.join(split.topic_ids['A'])}) and half B ({len(split.halves['B'])} topics: the others). On "
+            "each half "
             f"RTC alone ran {split.n_trials} {plural(split.n_trials, 'trial')} at every a = {grid} (the same runs at "
             f"every a); half A's best W̄ is at a = {a:g}, half B's at a = {b:g}"
             + choose(choice.agree, ": the halves agree.", ": the halves disagree.")
@@ -575,7 +583,8 @@ def prior_markdown(choice, dataset: str, *, prior=None, second: pd.DataFrame | N
         at_choice = second.loc[second["a = b"] == (choice.prior if choice is not None else -1)]
         parts.append(
             f"**A second opinion** on {second_name} ({int(second['trials'].iloc[0])} "
-            f"{plural(int(second['trials'].iloc[0]), 'trial')} a strength), which played no part in the choice: its best "
+            f"{plural(int(second['trials'].iloc[0]), 'trial')} a strength), which played no part in the choice: "
+            "its best "
             f"W̄ is at a = {best['a = b']:g} ({best['W_bar']:.2f} {best['W_bar 95% interval']})"
             + (f"; at the chosen a = {choice.prior:g} it is {at_choice['W_bar'].iloc[0]:.2f} "
                f"{at_choice['W_bar 95% interval'].iloc[0]}" if choice is not None and len(at_choice) else "") + ".")
@@ -587,7 +596,8 @@ def prior_markdown(choice, dataset: str, *, prior=None, second: pd.DataFrame | N
                                 "the fitted p rank the runs no differently from a constant p (the interval holds 0)"))
         parts.append(
             f"**What is left of the expert model.** In this run the fitted p of the unjudged documents span "
-            f"{constant['range']:.3f} (median over trials of max - min; standard deviation {constant['sd']:.4f}) around "
+            f"{constant['range']:.3f} (median over trials of max - min; standard deviation "
+            f"{constant['sd']:.4f}) around "
             f"{constant['mean']:.3f}"
             + choose(near, ": RTC reduces to a near-constant p.", ".")
             + f" A constant p equal to their mean gives τ = {constant['tau_constant'].estimate:.3f} "

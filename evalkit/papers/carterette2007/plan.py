@@ -8,6 +8,7 @@ from numbers import Integral, Real
 
 from evalkit.data.collection import Collection
 from evalkit.papers.carterette2007.paper import PAPER_ALPHA, PAPER_C, PAPER_DEPTH, PAPER_K
+from evalkit.papers.carterette2007.presets import PRESETS
 from evalkit.papers.needs import (
     Plan,
     require,
@@ -152,8 +153,11 @@ def plan(collection: Collection, k: int = PAPER_K, c: int = PAPER_C, depth: int 
         notes.append(f"the aggregation prior Beta({prior[0]:g}, {prior[1]:g}) (set; the paper's Beta(1, 1), trained "
                      "on TREC-4)")
     if checked["max_judgments"] is not None:
-        notes.append(f"at most {checked['max_judgments']} judgments an algorithm and trial "
-                     f"({'fast mode' if fast else 'set'}; the paper has no budget)")
+        preset = getattr(sizes, "preset", None)
+        by = ("fast mode" if fast else f"the {preset} preset's" if preset in PRESETS and
+              PRESETS[preset].get("max_judgments") == checked["max_judgments"] else "set")
+        notes.append(f"at most {checked['max_judgments']} judgments an algorithm and trial ({by}; the paper has no "
+                     "budget)")
     if sizes is not None and str(sizes):
         notes.append(str(sizes))
     parameters = {"k": runs, "c": c, "depth": cut, "pairs": runs * (runs - 1) // 2, "alpha": float(alpha),

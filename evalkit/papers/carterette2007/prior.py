@@ -272,3 +272,25 @@ def constant_p_evidence(results: ExperimentResults) -> dict:
             "mean": float(trials["p_mean_rtc"].median()),
             "tau_rtc": trial_interval(results, "tau_rtc"), "tau_constant": trial_interval(results, "tau_constant_p"),
             "difference": paired_interval(results, "tau_rtc", "tau_constant_p")}
+
+
+def sensitivity_runs(results: ExperimentResults, data: TrialData, strengths, n_trials: int, seed: int, *,
+                     prior=None, **sweep_kwargs) -> dict:
+    """The main experiment's first ``n_trials`` trials with RTC at every strength a of ``strengths`` (Beta(a, a)):
+    ``{a: ExperimentResults}`` for the sensitivity of the verdicts. MTC and IP do not depend on the prior, so theirs
+    are the main experiment's (:func:`with_rtc_from`); RTC runs again (:func:`rtc_sweep`, the same seed, so the
+    same runs) except at the main experiment's own ``prior`` (a, a), whose trials are the main experiment's."""
+    n = int(min(n_trials, len(results.trials)))
+    own = float(prior[0]) if prior is not None and float(prior[0]) == float(prior[1]) else None
+    others = [float(a) for a in strengths if float(a) != own]
+    sweeps = rtc_sweep({"all": data}, others, n, seed, **sweep_kwargs) if others else {}
+    out = {}
+    for a in sorted(float(a) for a in strengths):
+        if a == own:
+            keep = results.trials["trial"] < n
+            out[a] = ExperimentResults(results.trials[keep].reset_index(drop=True),
+                                       results.pairs[results.pairs["trial"] < n].reset_index(drop=True),
+                                       {**results.params, "n_trials": n})
+        else:
+            out[a] = with_rtc_from(results, sweeps[("all", a)])
+    return out

@@ -5,7 +5,8 @@ trial share its judgments, so they are not independent): W-bar, accuracy, per-bi
 bootstrap interval that resamples whole trials (:func:`evalkit.stats.ratio_interval`), per-trial statistics
 (tau, judgments) and paired differences (:func:`evalkit.stats.bootstrap_interval`,
 :func:`evalkit.stats.paired_difference_interval`), and any statistic of whole trials (:func:`statistic_interval`).
-Pure functions of the per-pair / per-trial DataFrames of :class:`~evalkit.papers.carterette2007.experiment.ExperimentResults`."""
+Pure functions of the per-pair / per-trial DataFrames of
+:class:`~evalkit.papers.carterette2007.experiment.ExperimentResults`."""
 
 from __future__ import annotations
 

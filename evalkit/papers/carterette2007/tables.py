@@ -117,7 +117,8 @@ def figure2_data(results: ExperimentResults, edges=None) -> pd.DataFrame:
     edges = np.round(np.arange(0.5, 1.0001, 0.025), 6) if edges is None else np.asarray(edges, np.float64)
     frames = []
     for name in ("mtc", "rtc"):
-        share, accuracy, counts, mean_confidence, _ = binned(results.pairs[f"p_{name}"], results.pairs["true_delta"], edges)
+        share, accuracy, counts, mean_confidence, _ = binned(results.pairs[f"p_{name}"], results.pairs["true_delta"],
+                                                             edges)
         frames.append(pd.DataFrame({
             "algorithm": name.upper(), "bin_low": edges[:-1], "bin_high": edges[1:], "mean_confidence": mean_confidence,
             "accuracy": accuracy, "pairs": counts, "share": share,
@@ -306,7 +307,8 @@ def budget_summary(results: ExperimentResults, threshold: int = 100, algorithm: 
     """
     e = budget_evidence(results, threshold, algorithm)
     rows = [
-        (f"share of trials with ≤ {threshold} judgments", e["share small"], PAPER_TEXT["share_sets_le_100_judgments"]),
+        (f"share of trials with ≤ {threshold} judgments", e["share small"],
+         PAPER_TEXT["share_sets_le_100_judgments"]),
         (f"W_bar, trials with ≤ {threshold} judgments", e["W small"], PAPER_TEXT["W_bar_sets_le_100_judgments"]),
         (f"accuracy at confidence ≥ 0.9, trials with ≤ {threshold} judgments", e["accuracy small"],
          PAPER_TEXT["accuracy_conf_ge_0.9_sets_le_100_judgments"]),
@@ -427,7 +429,8 @@ def run_overlaps(data: TrialData) -> np.ndarray:
         docs = data.docs[:, t, :]
         run, rank = np.nonzero(docs >= 0)
         _, column = np.unique(docs[run, rank], return_inverse=True)
-        incidence = sparse.csr_matrix((np.ones(len(run)), (run, column)), shape=(n_runs, int(column.max(initial=-1)) + 1))
+        incidence = sparse.csr_matrix((np.ones(len(run)), (run, column)),
+                                      shape=(n_runs, int(column.max(initial=-1)) + 1))
         both = (incidence @ incidence.T).toarray()
         size = np.diag(both)
         either = size[:, None] + size[None, :] - both
@@ -465,8 +468,8 @@ def mark_degenerate(plan, *, data: TrialData | None = None, results: ExperimentR
         shares, *_ = binned(results.pairs["p_rtc"], results.pairs["true_delta"])
         top = int(np.argmax(shares))
         if shares[top] >= share:
-            restore = ("a stronger aggregation prior (a larger a in prior=(a, a)) or a lower alpha" if top == len(shares) - 1
-                       else "a higher alpha (more judgments)")
+            restore = ("a stronger aggregation prior (a larger a in prior=(a, a)) or a lower alpha"
+                       if top == len(shares) - 1 else "a higher alpha (more judgments)")
             plan.mark_degenerate("confidence", f"{shares[top]:.0%} of RTC's {len(results.pairs):,} pairs are in the "
                                  f"confidence bin {BIN_LABELS[top]}: Table 2 sits in one bin", restore)
     return plan
@@ -495,7 +498,8 @@ def deviations(plan, *, dataset: str = "", choice=None, results: ExperimentResul
         same = results.trials["trial"] < len(paper_prior.trials)
         kept = ExperimentResults(results.trials[same], results.pairs[results.pairs["trial"] < len(paper_prior.trials)])
         w, w1 = w_bar_interval(kept), w_bar_interval(paper_prior)
-        effect = (f"W̄ {w.estimate:.2f} {w.bounds('.2f')} against {w1.estimate:.2f} {w1.bounds('.2f')} at Beta(1, 1) on "
+        effect = (f"W̄ {w.estimate:.2f} {w.bounds('.2f')} against {w1.estimate:.2f} {w1.bounds('.2f')} at "
+                  "Beta(1, 1) on "
                   f"the same {len(paper_prior.trials)} trials; median judgments {kept.trials['judged_rtc'].median():g} "
                   f"against {paper_prior.trials['judged_rtc'].median():g}")
     rows.append((what, "TREC-4 is not at hand, and with Beta(1, 1) the kit's RTC stops after 10 judgments, far too "
