@@ -83,13 +83,17 @@ def plan(collection: Collection, k: int = PAPER_K, c: int = PAPER_C, depth: int 
     in (0.5, 1); ``prior`` None (the strength is chosen at run time by topic-split cross-validation, which then
     needs ``cv_trials`` >= 1) or two positive numbers; ``scheduler`` one of :data:`SCHEDULERS` or None; ``n_jobs``
     None, -1 or >= 1; and the sizes (``sizes``, the notebook's :func:`~evalkit.papers.carterette2007.settings`,
-    else the keyword arguments): trials and the widget's >= 1, the other trial counts >= 0 (0 skips that part),
+    else the "fast" preset's when ``fast``, else the keyword arguments): trials and the widget's >= 1, the other trial counts >= 0 (0 skips that part),
     ``max_judgments`` None or >= 1, ``strengths`` positive numbers. A value other than the paper's is noted as set
     by the user (or by the preset, for sizes); the aggregation prior is always noted (the kit's reconstruction).
     """
-    values = dict(sizes) if sizes is not None else {
-        "trials": trials, "prior_trials": prior_trials, "strength_trials": strength_trials,
-        "widget_trials": widget_trials, "max_judgments": max_judgments}
+    if sizes is not None:
+        values = dict(sizes)
+    elif fast:
+        values = dict(PRESETS["fast"])
+    else:
+        values = {"trials": trials, "prior_trials": prior_trials, "strength_trials": strength_trials,
+                  "widget_trials": widget_trials, "max_judgments": max_judgments}
     checked = {name: _integer(name, values[name], least) for name, least in _SIZES.items() if name in values}
     if values.get("max_judgments") is not None:
         checked["max_judgments"] = _integer("max_judgments", values["max_judgments"], 1)
