@@ -150,7 +150,7 @@ def _main_rows(out: _Rows, results: ExperimentResults, source: str) -> None:
     mean_gap = paired_interval(results, "judged_mtc", "judged_rtc")
     out.add("RTC needs fewer judgments than MTC on average (mean; paired t-test)", "mean 823 vs 502 (pooled), "
             "p < 0.0001", f"mean {results.trials['judged_mtc'].mean():.0f} vs "
-            "{results.trials['judged_rtc'].mean():.0f}; "
+            f"{results.trials['judged_rtc'].mean():.0f}; "
             f"MTC - RTC {mean_gap.estimate:+.0f} {_ends(mean_gap, '.0f')}",
             rules.direction(mean_gap, "mean judgments of MTC - RTC", fmt=".0f"), trials=n, need="heavy",
             note="means are moved by the few trials that need thousands of judgments")
