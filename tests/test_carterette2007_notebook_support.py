@@ -602,3 +602,16 @@ def test_notebook_on_shallow_with_a_reviewers_parameters(tmp_path):
     assert len(claims) >= 20 and (claims["verdict"].str.len() > 0).all()
     bookmaker = claims.loc[claims["claim"].str.startswith("RTC's bookmaker"), "kit_value"]
     assert len(bookmaker) == 1 and bookmaker.str.contains("Beta(30, 30)", regex=False).all()
+
+
+def test_the_choice_of_the_prior_says_its_margin_over_the_runner_up(results):
+    data, _ = results
+    split = exp.topic_split_sweeps(data, (1.0, 30.0, 1000.0), 2, seed=4, scheduler="serial", progress=False, k=4,
+                                   max_judgments=30)
+    choice = exp.prior_cross_validation(split)
+    scores = {a: sum(exp.binned_sums(split.sweeps[(p, a)].pairs, "rtc")[0] for p in "AB")
+              / sum(exp.binned_sums(split.sweeps[(p, a)].pairs, "rtc")[1] for p in "AB") for a in (1.0, 30.0, 1000.0)}
+    ranked = sorted(scores, key=lambda a: (-scores[a], a))
+    assert (choice.prior, choice.runner_up) == (ranked[0], ranked[1])
+    assert choice.margin.estimate == pytest.approx(scores[ranked[0]] - scores[ranked[1]])
+    assert f"beats the runner-up a = {ranked[1]:g} by {choice.margin.estimate:+.2f}" in exp.prior_markdown(choice, "t")

@@ -571,8 +571,13 @@ def prior_markdown(choice, dataset: str, *, prior=None, second: pd.DataFrame | N
             + choose(choice.agree, ": the halves agree.", ": the halves disagree.")
             + f" Held out, each half's choice scored on the other half's topics: {held}. The kit uses "
             f"a = {choice.prior:g}, the best W̄ over both halves' trials together ({choice.pooled.estimate:.2f} "
-            f"{_ends(choice.pooled, '.2f')}): every topic took part in that choice, so the W̄ of the main experiment "
-            "at that strength is not a held-out figure; the held-out figures are the two just given."
+            f"{_ends(choice.pooled, '.2f')})"
+            + (f"; it beats the runner-up a = {choice.runner_up:g} by {choice.margin.estimate:+.2f} "
+               f"{_ends(choice.margin, '.2f')} on the same trials"
+               + choose(choice.margin.finite and choice.margin.low > 0, "", " (an interval that holds 0: the choice "
+                        "is within the noise)") if choice.margin is not None else "")
+            + ". Every topic took part in that choice, so the W̄ of the main experiment at that strength is not a "
+            "held-out figure; the held-out figures are the two just given."
             + choose(choice.prior == max(split.strengths) or choice.prior == min(split.strengths),
                      f" The choice lies at the edge of the grid (a = {choice.prior:g}): a strength beyond it might do "
                      "better.", ""))

@@ -202,7 +202,9 @@ class PriorChoice:
     ``chosen`` the strength each half chooses (best W-bar on its own trials), ``held_out`` per half the W-bar on
     that half of the strength the *other* half chose (an :class:`~evalkit.stats.Interval`: the honest figure),
     ``prior`` the strength the kit uses (best W-bar pooled over both halves, the weakest on ties), ``pooled`` its
-    pooled W-bar, and ``split`` the sweeps (:class:`TopicSplit`)."""
+    pooled W-bar, ``runner_up`` the next best strength and ``margin`` the pooled W-bar of the choice minus the
+    runner-up's over the same trials (an Interval: whether the choice is more than noise), and ``split`` the sweeps
+    (:class:`TopicSplit`)."""
 
     table: pd.DataFrame
     chosen: dict
@@ -210,6 +212,8 @@ class PriorChoice:
     prior: float
     pooled: object
     split: TopicSplit
+    runner_up: float = float("nan")
+    margin: object = None
 
     @property
     def agree(self) -> bool:
@@ -251,13 +255,19 @@ def prior_cross_validation(split: TopicSplit) -> PriorChoice:
         res = split.sweeps.get((part, chosen[other]))
         if res is not None:
             held_out[part] = w_bar_interval(res)
-    prior = _best({a: (float(w.sum()), int(n.sum())) for a, (w, n) in pooled.items()})
+    totals = {a: (float(w.sum()), int(n.sum())) for a, (w, n) in pooled.items()}
+    prior = _best(totals)
     w, n = pooled.get(prior, [np.zeros(0), np.zeros(0)])
+    runner_up = _best({a: v for a, v in totals.items() if a != prior})
+    margin = None
+    if np.isfinite(runner_up):  # the same runs and pairs at every strength: a paired difference over (half, trial)
+        margin = ratio_interval(w - pooled[runner_up][0], n, seed=INTERVAL_SEED)
     table = pd.DataFrame(rows)
     if len(table):
         table["chosen by its half"] = [a == chosen[part] for part, a in zip(table["half"], table["a = b"])]
     return PriorChoice(table=table, chosen=chosen, held_out=held_out, prior=prior,
-                       pooled=ratio_interval(w, n, seed=INTERVAL_SEED), split=split)
+                       pooled=ratio_interval(w, n, seed=INTERVAL_SEED), split=split, runner_up=runner_up,
+                       margin=margin)
 
 
 def constant_p_evidence(results: ExperimentResults) -> dict:
