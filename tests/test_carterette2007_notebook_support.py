@@ -615,3 +615,31 @@ def test_the_choice_of_the_prior_says_its_margin_over_the_runner_up(results):
     assert (choice.prior, choice.runner_up) == (ranked[0], ranked[1])
     assert choice.margin.estimate == pytest.approx(scores[ranked[0]] - scores[ranked[1]])
     assert f"beats the runner-up a = {ranked[1]:g} by {choice.margin.estimate:+.2f}" in exp.prior_markdown(choice, "t")
+
+
+def test_a_shallow_collection_whose_runs_share_little_is_degenerate():
+    """Issue 26's case: depth-7 lists of runs that share little (the simulator's shallow shape, 30 topics judged to
+    7, with runs drawn apart: low conformity, noisy re-ranking): over 90% of the pairs share under 10% of their top 7,
+    so Table 4 sits in one bin; the low-overlap claims read 'not rated: degenerate (...)' and the plan says what
+    restores them."""
+    from evalkit.claims import grade
+    from evalkit.data.simulator import simulate_collection
+    from evalkit.papers.needs import Plan
+
+    apart = {"retrieval": {"shared": 0.02, "shared_spread": 0.0, "manual_shared": 0.02, "run_noise": 3.0},
+             "quality": {"mean": 1.0}}
+    collection = simulate_collection(n_topics=30, n_runs=40, depth=7, seed=0, params=apart, name="apart")
+    data = exp.TrialData.from_collection(collection, 7)
+    spread = exp.overlap_spread(data)
+    assert spread.loc["0 – 0.1", "share"] >= exp.ONE_BIN_SHARE
+    plan = exp.mark_degenerate(Plan("05_carterette2007", "apart", {"trials": 3}), data=data)
+    share = f"{spread.loc['0 – 0.1', 'share']:.0%}"
+    assert plan.degenerate["overlap"].startswith(f"{share} of the 780 pairs of runs share 0 – 0.1 of their top 7")
+    assert "lists cut deeper" in plan.restore["overlap"]
+    res = exp.run_experiment(data, 3, seed=1, scheduler="serial", progress=False, k=6, max_judgments=40)
+    rows = exp.claims(res, "apart", plan=plan)
+    low = [row for row in rows if "0-10%" in row.claim]
+    assert len(low) == 2
+    for row in low:
+        assert grade(row, {"name": "apart", "n_runs": 40, "n_topics": 30})["verdict"] == \
+            f"not rated: degenerate ({plan.degenerate['overlap']})"
