@@ -18,15 +18,16 @@ from evalkit.papers.carterette2007.paper import PRIOR_GRID
 #: would take most of the minute; the paper preset has no budget), 50,000 / 5,000 samples: the claims whose rule
 #: needs more trials say "not rated at class size"; the tables show the same quantities with wider intervals.
 #: "fast": the tests' (a judgment budget of 300 a trial).
+# (the strengths are lists: evalkit.papers.settings compares a preset's values with the paper preset's as lists)
 PRESETS = {
     "paper": {"trials": 300, "prior_trials": 300, "cv_trials": 30, "strength_trials": 30, "second_opinion_trials": 30,
-              "strengths": PRIOR_GRID, "widget_trials": 4, "diagnostics_trials": 30, "max_judgments": None,
+              "strengths": list(PRIOR_GRID), "widget_trials": 4, "diagnostics_trials": 30, "max_judgments": None,
               "moment_samples": 200_000, "variance_samples": 20_000},
     "class": {"trials": 30, "prior_trials": 10, "cv_trials": 4, "strength_trials": 4, "second_opinion_trials": 0,
-              "strengths": (10.0, 100.0, 1000.0), "widget_trials": 2, "diagnostics_trials": 30, "max_judgments": 1500,
+              "strengths": [10.0, 100.0, 1000.0], "widget_trials": 2, "diagnostics_trials": 30, "max_judgments": 1500,
               "moment_samples": 50_000, "variance_samples": 5_000},
     "fast": {"trials": 4, "prior_trials": 2, "cv_trials": 1, "strength_trials": 1, "second_opinion_trials": 1,
-             "strengths": (10.0, 1000.0), "widget_trials": 1, "diagnostics_trials": 2, "max_judgments": 300,
+             "strengths": [10.0, 1000.0], "widget_trials": 1, "diagnostics_trials": 2, "max_judgments": 300,
              "moment_samples": 20_000, "variance_samples": 2_000},
 }
 
