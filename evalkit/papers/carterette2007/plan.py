@@ -162,7 +162,7 @@ def plan(collection: Collection, k: int = PAPER_K, c: int = PAPER_C, depth: int 
               PRESETS[preset].get("max_judgments") == checked["max_judgments"] else "set")
         notes.append(f"at most {checked['max_judgments']} judgments an algorithm and trial ({by}; the paper has no "
                      "budget)")
-    if sizes is not None and str(sizes):
+    if sizes is not None and not str(sizes).endswith("the paper's sizes"):  # what the preset or the user changed
         notes.append(str(sizes))
     parameters = {"k": runs, "c": c, "depth": cut, "pairs": runs * (runs - 1) // 2, "alpha": float(alpha),
                   "prior": prior, "seed": seed, "scheduler": scheduler, "n_jobs": n_jobs, **checked}
