@@ -71,7 +71,8 @@ def _files() -> Path:
     from evalkit.data.cache import cache_dir as _cache_dir
     from evalkit.data.simulator import DEFAULT_PARAMS_PATH
 
-    source = (Path(__file__).resolve().parents[1] / "evalkit" / "simulate.py").read_bytes() + DEFAULT_PARAMS_PATH.read_bytes()
+    simulator = Path(__file__).resolve().parents[1] / "evalkit" / "data" / "simulator.py"
+    source = simulator.read_bytes() + DEFAULT_PARAMS_PATH.read_bytes()
     tag = hashlib.sha256(source + _WRITE.encode()).hexdigest()[:12]
     where = _cache_dir() / "bench" / f"runs-{N_RUNS}x{N_TOPICS}x{DEPTH}-s{SEED}-{tag}"
     if not (where / "done").is_file():
@@ -115,11 +116,12 @@ def run(repeat: int = 1) -> list[Result]:
     common = (f"{N_RUNS} runs x {N_TOPICS} topics x {DEPTH} ({cells / 1e6:.1f} M cells, {size_gb:.1f} GB of plain run "
               f"files), blocks of {RUNS_PER_BLOCK} files; the first 129 runs' rows equal the in-memory table, serial = "
               f"local: {same}; {load_note(loads)}")
+    # context rows without a ratio (one call each): evaluating 129 of the files in memory, x 10, in the note
     return [
-        Result(f"{N_RUNS} simulated runs streamed from files in blocks, 2 local processes", local["seconds"], peer,
-               "evalkit.evaluate of 129 of the files in memory, x 10", "(context)", None,
-               f"peak memory: parent {local['own_mb']:.0f} MB, largest worker {local['worker_mb']:.0f} MB; " + common),
-        Result("the same, serially (one block at a time in one process)", serial["seconds"], peer,
-               "evalkit.evaluate of 129 of the files in memory, x 10", "(context)", None,
-               f"peak memory {serial['own_mb']:.0f} MB (in memory, 129 runs: {peer_129:.1f} s)"),
+        Result(f"{N_RUNS} simulated runs streamed from files in blocks, 2 local processes", local["seconds"], None,
+               "-", "(context)", None,
+               f"peak memory: parent {local['own_mb']:.0f} MB, largest worker {local['worker_mb']:.0f} MB; "
+               f"evalkit.evaluate of 129 of the files in memory, x 10: {peer:.1f} s; " + common),
+        Result("the same, serially (one block at a time in one process)", serial["seconds"], None, "-", "(context)",
+               None, f"peak memory {serial['own_mb']:.0f} MB (in memory, 129 runs: {peer_129:.1f} s)"),
     ]

@@ -483,7 +483,7 @@ def test_console_script_stdin_and_exit_codes(corpus, tmp_path):
 def test_standard_input_read_once(corpus, monkeypatch, capsys):
     import io as _io
 
-    import evalkit.data.trec_files as io_module
+    import evalkit.data.text_fields as io_module
     from evalkit.cli import main
 
     monkeypatch.setattr(io_module, "_stdin_read", False)

@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 import pytest
-from test_trec_eval_arrow import write_collection
+from test_trec_eval_reader import write_collection
 
 from evalkit.data import build
 from evalkit.data.collection import Collection

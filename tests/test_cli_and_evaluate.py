@@ -41,7 +41,7 @@ def test_evaluate_long_frame(files):
 def test_measure_names():
     assert str(parse_measure("RBP(p=0.95)@100")) == "RBP(p=0.95)@100"
     assert str(parse_measure("ndcg@10")) == "nDCG@10"
-    assert parse_measure("RBP").param == {"p": 0.8}
+    assert parse_measure("RBP").param == {"p": 0.8, "rel": None}  # rel given: binary RBP; not given: graded
     for bad, message in [("P", "needs a cut-off"), ("Rprec@5", "takes no cut-off"), ("XYZ", "unknown measure"),
                          ("RBP(q=1)", "takes no parameter 'q'"), ("AP@@", "cannot parse")]:
         with pytest.raises(ValueError, match=message):

@@ -108,8 +108,8 @@ def test_voorhees_scales_the_presets(collections):
     assert [str(s) for s in plan.strategies] == [
         "pool15: [1-1]@1", "pool25: [1-2]@1", "1stratum: [1-7]@0.3", "2strata: [1-1]@1 + [2-7]@0.15",
         "3strata: [1-1]@1 + [2-2]@0.25 + [3-7]@0.05", "medical2012: [1-1]@1 + [2-7]@0.25"]
-    assert str(plan).startswith("03_voorhees2014 on shallow (simulated): the presets scaled to the judged depth 7 "
-                                "(x0.07): pool15: [1-1]@1, pool25: [1-2]@1")
+    assert str(plan).startswith("03_voorhees2014 on shallow (simulated): the presets scaled from pool depth 100 to "
+                                "the judged depth 7 (x0.07): pool15 [1-15]@1 -> [1-1]@1, pool25 [1-25]@1 -> [1-2]@1")
     dropped = voorhees2014.plan(collections["depth1"])
     assert [s.name for s in dropped.strategies] == ["pool15", "pool25", "1stratum"]
     assert "dropped 2strata, 3strata, medical2012 (more strata than the 1 judged ranks)" in str(dropped)
@@ -241,8 +241,10 @@ def test_soboroff_needs_groups_depth_and_a_deeper_sample(collections):
 def test_soboroff_scales_the_phase1_depth(collections):
     plan = soboroff2007.plan(collections["shallow"])
     assert (plan.phase1_depth, plan.max_depth) == (4, 7)
-    assert str(plan) == ("02_soboroff2007 on shallow (simulated): phase-1 depth 4 (the paper's 50 of TREC-8's 100, "
-                         "scaled to the judged depth 7); samples capped at depth 7.")
+    assert str(plan).startswith("02_soboroff2007 on shallow (simulated): phase-1 depth 4 (the paper's 50 of "
+                                "TREC-8's 100, scaled to the judged depth 7); samples capped at depth 7; degenerate "
+                                "here, so not rated: sampling (sampling rate 1.0 on 8 of 8 topics; budget=12 "
+                                "restores it")
     assert soboroff2007.plan(collections["shallow"], phase1_depth=3).phase1_depth == 3
 
 
@@ -283,12 +285,15 @@ def test_lu_scales_to_the_judged_depth(collections):
 
 
 def test_trec8_fits_every_paper_default(trec8):
-    for module in (tour, voorhees2014, yilmaz2008, soboroff2007, lu2017):
+    for module in (tour, yilmaz2008, soboroff2007, lu2017):
         plan = module.plan(trec8)
         assert plan.notes == [], str(plan)
         assert str(plan).endswith("on trec8: the paper's settings fit this collection.")
     # 05's aggregation prior is the kit's reconstruction (the paper's was trained on TREC-4): its plan says so
     assert [n.split(" chosen ")[0] for n in carterette2007.plan(trec8).notes] == ["the aggregation prior Beta(a, a)"]
+    # 03's rates are the kit's reconstruction (the paper's are cut off): its plan says so instead of "the paper's"
+    assert [n.split(" are ")[0] for n in voorhees2014.plan(trec8).notes] == [
+        "the sampling rates of 1stratum, 2strata, 3strata"]
     assert [s.name for s in voorhees2014.plan(trec8).strategies] == list(voorhees2014.DEFAULT_STRATEGIES)
     yilmaz = yilmaz2008.plan(trec8)
     assert (yilmaz.pool_depth, yilmaz.sweep_depths, yilmaz.figure2_depths, yilmaz.strata_example_depth) == (

@@ -64,7 +64,7 @@ def batch(tmp_path_factory):
                    ("md", "# The first notebook\nA formula: $\\hat{R} = \\sum_{i} x_i$ and $$\\frac{1}{R}$$"),
                    "print('dataset:', repr(dataset), 'k:', k)",
                    "import matplotlib.pyplot as plt\nplt.plot([3, 1, 2]); plt.show()",
-                   parameters="dataset = 'synthetic'\nfast = False\nk = 1")
+                   parameters="dataset = 'synthetic'\nfast = False\nk = 1  # int in [1, 10]")
     write_notebook(notebooks / "02_fail.ipynb", "1 / 0")
     write_notebook(notebooks / "03_skip.ipynb",
                    "from evalkit.papers.needs import require\n"
@@ -207,7 +207,7 @@ def test_a_signal_stops_the_batch_cleans_up_and_keeps_the_previous_outputs(tmp_p
     pid_file = tmp_path / "kernel.pid"
     write_notebook(tmp_path / "nbs" / "01_sleep.ipynb",
                    "import os, time\nopen(pid_file, 'w').write(str(os.getpid()))\ntime.sleep(120)",
-                   parameters="dataset = 'synthetic'\nfast = False\npid_file = ''")
+                   parameters="dataset = 'synthetic'\nfast = False\npid_file = ''  # text")
     write_collection(tmp_path / "coll")
     previous = tmp_path / "outputs" / "coll"
     previous.mkdir(parents=True)
@@ -300,7 +300,8 @@ def _make_is_ready() -> bool:
 @pytest.mark.skipif(not _make_is_ready(), reason="needs make and this checkout's installed .venv")
 def test_make_reproduce_passes_dataset_and_params_through(tmp_path):
     write_notebook(tmp_path / "nbs" / "01_echo.ipynb", "print(repr(dataset), repr(label), repr(k), repr(depths))",
-                   parameters="dataset = 'x'\nfast = False\nlabel = ''\nk = 1\ndepths = [1]")
+                   parameters="dataset = 'x'\nfast = False\nlabel = ''  # text\nk = 1  # int in [1, 10]\n"
+                              "depths = [1]  # list of int in [1, 100], distinct")
     write_collection(tmp_path / "my data" / "coll")
     result = subprocess.run(
         ["make", "-s", "-C", str(REPO), "reproduce", f"DATASET={tmp_path / 'my data' / 'coll'}",

@@ -40,9 +40,10 @@ def _outputs(path) -> str:
     import nbformat
 
     notebook = nbformat.read(str(path), as_version=4)
-    # printed text, and what a cell displays (the plan line is displayed, not printed, so that it reaches the report)
-    return "\n".join(o.get("text", "") or o.get("data", {}).get("text/plain", "") for c in notebook.cells
-                     for o in c.get("outputs", []) if o.get("text") or o.get("data", {}).get("text/plain"))
+    # printed text, and the plain text of displayed objects (a plan is displayed, not printed)
+    texts = [o.get("text") or o.get("data", {}).get("text/plain", "") for c in notebook.cells
+             for o in c.get("outputs", [])]
+    return "\n".join(t for t in texts if t)
 
 
 @pytest.mark.notebooks

@@ -281,7 +281,9 @@ def test_check_judgment_sizes():
 def test_claims_and_low_r_comparison(synthetic_result):
     claims = v.claims(synthetic_result)
     assert len(claims) >= 6 and all(isinstance(c, Claim) and c.kit_value for c in claims)
-    assert {c.agrees for c in claims} <= {"yes", "no", "partly", ""}
+    assert {c.agrees for c in claims} <= {"yes", "no", "partly", "inconclusive"}
+    # every claim is rated by a written rule on an interval over the trials, never typed by hand
+    assert all(c.rule and c.interval and "bootstrap over 3 trials" in c.interval for c in claims)
     comparison = v.compare_low_r(synthetic_result)
     assert len(comparison) == 9 and "kit mean R̂" in comparison
 

@@ -24,6 +24,7 @@ import shutil
 from pathlib import Path
 
 from evalkit.display.html_safety import sanitize_html
+from evalkit.errors import one_line
 
 __all__ = ["export_notebook", "copy_offline_assets", "render_widget", "key_figures", "ASSETS_DIR",
            "MATHJAX_CONFIG", "KEY_FIGURE_TAG"]
@@ -62,7 +63,13 @@ def copy_offline_assets(folder: str | os.PathLike) -> Path:
         relative = os.path.relpath(directory, source)
         return [n for n in names if os.path.normpath(os.path.join(relative, n)) in _MATHJAX_SKIP]
 
-    shutil.copytree(source, target, ignore=ignore, dirs_exist_ok=True)
+    try:
+        shutil.copytree(source, target, ignore=ignore, dirs_exist_ok=True)
+    except shutil.Error as exc:  # one (src, dst, why) per file that failed: thousands on a full disk
+        failures = exc.args[0] if exc.args and isinstance(exc.args[0], list) else []
+        first = failures[0][2] if failures and len(failures[0]) == 3 else one_line(exc, 200)
+        raise OSError(f"could not copy MathJax into {target}: {len(failures) or 'some'} file(s) failed, the first "
+                      f"with: {one_line(first, 200)}") from None
     return target
 
 

@@ -163,8 +163,12 @@ class Staging:
         parent.mkdir(parents=True, exist_ok=True)
         clean_stale(parent)
         self.path = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.evalkit-staging-{os.getpid()}-", dir=parent))
-        (self.path / _STAGING_MARKER).write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                                                             "started": time.strftime("%Y-%m-%d %H:%M:%S")}))
+        try:
+            (self.path / _STAGING_MARKER).write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                                                 "started": time.strftime("%Y-%m-%d %H:%M:%S")}))
+        except BaseException:  # a full disk, a signal: __exit__ will not run, so nothing may be left here
+            self.discard()
+            raise
         return self
 
     def __exit__(self, *exc) -> None:

@@ -18,14 +18,17 @@ What a batch promises:
   an interrupted batch (Ctrl-C, SIGTERM) stops the kernels, removes the staging folder and leaves the previous
   outputs as they were. The kit replaces only folders it made (:mod:`evalkit.batch.outputs`).
 * **Parameters** (``-p NAME VALUE``, ``--params "NAME=VALUE ..."``) go to the notebooks that have them
-  (:mod:`evalkit.batch.parameters`).
+  (:mod:`evalkit.batch.parameters`), each checked against the type its notebook declares for it
+  (:mod:`evalkit.batch.parameter_types`) before any kernel starts: no bad value reaches a cell.
 * Every cell has a time limit (:data:`CELL_TIMEOUT_SECONDS`, ``--cell-timeout``), so a kernel that stops
   answering fails that notebook instead of stalling the batch. Kernels talk over IPC, and what a kernel process
   writes outside its notebook goes to ``<notebook>.kernel.log`` beside it, not into the batch's progress output
   (:mod:`evalkit.batch.kernel`).
 
-The notebooks folder is ``notebooks/`` beside the package, or ``$EVALKIT_NOTEBOOKS``, or ``--notebooks DIR``;
-default outputs go to ``outputs/`` beside that folder.
+The notebooks folder is ``--notebooks DIR``, else ``$EVALKIT_NOTEBOOKS``, else the notebooks the kit ships
+(:func:`packaged_notebooks`: ``notebooks/`` of the checkout, or the copy inside an installed wheel). Default outputs
+go to ``outputs/`` beside that folder, or in the current folder when the notebooks are the installed package's
+(:func:`default_base`: never into site-packages).
 """
 
 from __future__ import annotations
@@ -42,14 +45,30 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from evalkit.batch.outputs import Staging, check_target, output_label, resolve_target
-from evalkit.batch.parameters import notebook_parameters, route_parameters
+from evalkit.batch.parameters import check_parameters, notebook_parameters, route_parameters
 from evalkit.batch.report_page import BATCH_RECORD, write_report
+from evalkit.errors import one_line
 
-__all__ = ["NOTEBOOK_DIR", "NOTEBOOKS_ENV", "CELL_TIMEOUT_SECONDS", "notebook_dir", "notebook_paths",
+__all__ = ["NOTEBOOK_DIR", "NOTEBOOKS_ENV", "packaged_notebooks", "default_base", "CELL_TIMEOUT_SECONDS",
+           "notebook_dir", "notebook_paths",
            "run_notebook", "run_notebooks", "write_report", "NotebookResult", "BatchOutcome", "BatchInterrupted",
            "DatasetCheckFailed", "resolve_dataset", "check_dataset"]
 
-NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
+
+
+def packaged_notebooks() -> Path:
+    """The notebooks this installation of the kit ships: ``evalkit/notebooks/`` inside an installed wheel or sdist
+    (setup.py maps the repository's ``notebooks/`` onto the package ``evalkit.notebooks``), else ``notebooks/``
+    beside the package (a checkout, or an editable install, which maps the package back to it)."""
+    from importlib.resources import files
+
+    installed = files("evalkit") / "notebooks"
+    if installed.is_dir():
+        return Path(str(installed))
+    return Path(__file__).resolve().parents[2] / "notebooks"
+
+
+NOTEBOOK_DIR = packaged_notebooks()
 NOTEBOOKS_ENV = "EVALKIT_NOTEBOOKS"
 CELL_TIMEOUT_SECONDS = {True: 300, False: 3600}  # per cell, fast mode / full runs
 _NAMED_DATASETS = ("synthetic", "trec8")
@@ -71,6 +90,17 @@ def notebook_dir(folder: str | os.PathLike | None = None) -> Path:
     if not path.is_dir():
         raise FileNotFoundError(f"notebooks folder {str(chosen)!r}: no such folder")
     return path
+
+
+def default_base(directory: Path) -> Path:
+    """Where a command's default ``outputs/`` or ``solutions/`` goes for notebooks in ``directory``: beside it
+    (a checkout's ``notebooks/``, a student's copy), or the current folder when ``directory`` is the installed
+    package's own copy (site-packages is no place for a user's files)."""
+    from importlib.resources import files
+
+    installed = Path(str(files("evalkit"))).resolve()
+    directory = Path(directory).resolve()
+    return Path.cwd() if directory == installed or installed in directory.parents else directory.parent
 
 
 def notebook_paths(only=None, folder: str | os.PathLike | None = None) -> list[Path]:
@@ -142,11 +172,6 @@ class NotebookResult:
     plans: list = field(default_factory=list)  # the plan lines the notebook displayed (evalkit.claims.PLAN_MIME)
 
 
-def _one_line(text: str, limit: int = 400) -> str:
-    line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
 def _classify(exc: BaseException, cell_limit: int) -> tuple[str, str]:
     from papermill.exceptions import PapermillExecutionError
 
@@ -155,10 +180,10 @@ def _classify(exc: BaseException, cell_limit: int) -> tuple[str, str]:
                           "(--cell-timeout changes the limit)")
     if isinstance(exc, PapermillExecutionError):
         if exc.ename == "NeedsNotMet":
-            return "skipped", _one_line(exc.evalue, 1000)
+            return "skipped", one_line(exc.evalue, 1000)
         where = f" (cell {exc.exec_count})" if exc.exec_count else ""
-        return "failed", _one_line(f"{exc.ename}: {exc.evalue}") + where
-    return "failed", _one_line(f"{type(exc).__name__}: {exc}")
+        return "failed", one_line(f"{exc.ename}: {exc.evalue}") + where
+    return "failed", one_line(f"{type(exc).__name__}: {exc}")
 
 
 def _execute(source: Path, target: Path, dataset: str, fast: bool, kernel: str | None, applied: dict,
@@ -244,19 +269,21 @@ def resolve_dataset(dataset: str, fast: bool = False) -> str:
 def check_dataset(dataset: str, fast: bool = False) -> dict:
     """Load the dataset once, here, so a bad file stops the batch with one line before any notebook starts.
 
-    Returns facts for the report. The loader's own errors (``TrecFormatError``, ``DatasetNotFound``) pass
-    through; anything else is re-raised as :class:`DatasetCheckFailed` naming the dataset.
+    Returns facts for the report. The loader's own errors (``TrecFormatError``, ``DatasetNotFound``,
+    ``PoolMetadataError``: each names its file) pass through; anything else is re-raised as
+    :class:`DatasetCheckFailed` naming the dataset.
     """
     from evalkit.data.datasets import DatasetNotFound, load_dataset
+    from evalkit.data.folder import PoolMetadataError
     from evalkit.data.trec_files import TrecFormatError
 
     try:
         collection = load_dataset(dataset, fast=fast)
-    except (TrecFormatError, DatasetNotFound, DatasetCheckFailed):
+    except (TrecFormatError, DatasetNotFound, PoolMetadataError, DatasetCheckFailed):
         raise
     except Exception as exc:
         raise DatasetCheckFailed(f"dataset {dataset!r} could not be loaded: {type(exc).__name__}: "
-                                 f"{_one_line(exc)}") from None
+                                 f"{one_line(exc)}") from None
     facts = {"name": collection.name, "runs": int(collection.n_runs), "topics": int(collection.n_topics),
              "ranking depth": int(collection.depth)}
     try:
@@ -328,9 +355,10 @@ def run_notebooks(dataset: str = "auto", fast: bool = False, out: str | os.PathL
     paths = notebook_paths(only, notebooks)
     parameters = dict(parameters or {})
     routes = route_parameters(parameters, {p.stem: notebook_parameters(p) for p in paths})
+    check_parameters(routes, {p.stem: p for p in paths})  # every value against its declared type, before any kernel
     given_dataset, dataset = dataset, resolve_dataset(dataset, fast) if str(dataset) == "auto" else dataset
     label = output_label(dataset, fast)
-    target = resolve_target(out) if out else paths[0].parent.parent / "outputs" / label
+    target = resolve_target(out) if out else default_base(paths[0].parent) / "outputs" / label
     check_target(target, str(out) if out else None)
     resolved = resolve_dataset(dataset)
     facts = check_dataset(resolved, fast=fast)

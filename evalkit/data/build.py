@@ -28,7 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evalkit.data import trec_files as io
+from evalkit.data import text_fields as io
 from evalkit.data.trec_files import Qrels, Run, parse_run, read_qrels, trec_eval_order
 
 __all__ = ["BuiltArrays", "build_arrays"]

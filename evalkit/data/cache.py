@@ -14,7 +14,8 @@ named ``<dataset>-<key>``:
   the cache from the sources.
 * a save writes into a temporary folder (``.tmp-<host>-<pid>-...``) and renames it into place, so a reader sees a
   complete cache or none; two processes loading at once both succeed (the second rename loses and is dropped).
-  Temporary folders left by processes that died (killed mid-save) are removed by the next save on the same host.
+  A save stopped by SIGTERM, SIGHUP or Ctrl-C removes its temporary folder before the process ends; folders left
+  by processes that died otherwise (SIGKILL) are removed by the next load or save on the same host.
 
 Only folders holding the kit's marker file (``.evalkit-cache``) are ever removed or replaced.
 """
@@ -27,7 +28,9 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
+import threading
 import time
 import uuid
 import warnings
@@ -36,6 +39,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
+
+from evalkit.errors import one_line
 
 __all__ = ["CACHE_VERSION", "CacheWarning", "cache_dir", "cache_path", "content_key", "load_cached", "save_cached"]
 
@@ -206,10 +211,51 @@ def clean_stale_temporaries(root: Path | None = None) -> list[Path]:
     return removed
 
 
+class _Stopped(BaseException):
+    """SIGTERM or SIGHUP during a save, raised so that the save removes its temporary folder first."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+class _cleanup_on_signal:
+    """While a save runs in the main thread, SIGTERM and SIGHUP (when nothing else handles them) raise
+    :class:`_Stopped` instead of ending the process at once; once the save has removed its temporary folder the
+    process ends by the same signal, as it would have. (A handler someone installed, such as the ``evalkit``
+    command's, is left alone: it raises, and the save cleans up the same way.)"""
+
+    _SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
+
+    def __enter__(self):
+        self.previous = {}
+        if threading.current_thread() is threading.main_thread():
+            for signum in self._SIGNALS:
+                if signal.getsignal(signum) == signal.SIG_DFL:
+                    self.previous[signum] = signal.signal(signum, self._raise)
+        return self
+
+    @staticmethod
+    def _raise(signum, frame):
+        raise _Stopped(signum)
+
+    def __exit__(self, kind, exc, traceback):
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)
+        if isinstance(exc, _Stopped):
+            os.kill(os.getpid(), exc.signum)  # the default action, now that nothing is left behind
+        return False
+
+
 def save_cached(collection, where: Path) -> bool:
     """Save ``collection`` as the cache folder ``where``, whole or not at all; False (with one warning line) if it
-    could not be written. An existing folder at ``where`` is replaced only if it is the kit's (a damaged cache)."""
-    where = Path(where)
+    could not be written. An existing folder at ``where`` is replaced only if it is the kit's (a damaged cache).
+    A signal that stops the process meanwhile (SIGTERM, SIGHUP, Ctrl-C) leaves no temporary folder behind."""
+    with _cleanup_on_signal():
+        return _save(collection, Path(where))
+
+
+def _save(collection, where: Path) -> bool:
     tmp = None
     try:
         where.parent.mkdir(parents=True, exist_ok=True)
@@ -242,9 +288,13 @@ def save_cached(collection, where: Path) -> bool:
     except Exception as exc:  # the cache is an optimization: never fail a load because it cannot be written
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
-        warnings.warn(f"evalkit: could not write the dataset cache {where} ({type(exc).__name__}: {exc}); "
-                      "the data is loaded but not cached", CacheWarning, stacklevel=3)
+        warnings.warn(f"evalkit: could not write the dataset cache {where} ({type(exc).__name__}: "
+                      f"{one_line(exc, 200)}); the data is loaded but not cached", CacheWarning, stacklevel=4)
         return False
+    except BaseException:  # a signal or Ctrl-C: the temporary folder goes, then the process stops as asked
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 # ------------------------------------------------------------------------------------------------ load
@@ -333,6 +383,7 @@ def load_cached(where: Path):
     """The collection cached at ``where``, or None: when there is none, or (with one warning line) when it is
     damaged in any way; the caller then rebuilds it from the source files."""
     where = Path(where)
+    clean_stale_temporaries(where.parent)  # what a process killed mid-save (SIGKILL, power loss) left
     if not where.is_dir():
         return None
     try:

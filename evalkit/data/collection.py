@@ -34,7 +34,8 @@ import numpy as np
 import pandas as pd
 
 from evalkit.data.build import build_arrays
-from evalkit.data.trec_files import GRADE_MAX, GRADE_MIN, STDIN_NAME, Qrels, Run
+from evalkit.data.text_fields import STDIN_NAME
+from evalkit.data.trec_files import GRADE_MAX, GRADE_MIN, Qrels, Run
 
 __all__ = ["Collection", "JudgedSet", "UNSAMPLED", "UNJUDGED", "ABSENT", "GRADE_DTYPE", "GRADE_MIN", "GRADE_MAX",
            "as_grades", "sort_topics"]

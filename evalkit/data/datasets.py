@@ -49,7 +49,7 @@ __all__ = [
     "last_loaded",
 ]
 
-_POOL_METADATA_VERSION = 1  # in the cache key: collections cached before the pool metadata are rebuilt
+_POOL_METADATA_VERSION = 2  # in the cache key: collections cached before the pool metadata are rebuilt
 _HERE = Path(__file__).resolve().parent
 _LAST_LOADED: dict = {}
 

@@ -34,7 +34,13 @@ The result is ``Collection.metadata`` (persisted by the dataset cache), e.g.::
     {"n_runs": 143, "n_judged": 56, "judged_runs_source": "runs_table.tsv",
      "judged_runs_rule": "runs_table.tsv column 'judged'", "judged_depth": 7,
      "judged_depth_source": "collection.json", "judged_depth_rule": "collection.json 'judged_depth'",
-     "pool_coverage": 1.0, "pool_priority": "not used: ...", "name": "shallow (simulated)"}
+     "pool_coverage": 1.0, "qrels_outside_pool": 0, "relevant_outside_pool": 0, "pool_priority": "not used: ...",
+     "name": "shallow (simulated)"}
+
+``pool_coverage`` and ``qrels_outside_pool`` are the two directions of the agreement between the qrels and the
+judged runs' pool: how much of the pool is judged, and how many judgments lie outside it. When no run is judged,
+:func:`suggest` proposes the metadata the folder's own evidence supports (``hint``, ``suggestion``), and the
+``evalkit collection suggest DIR`` command writes it.
 
 and :func:`describe` turns it into the one line printed at load.
 """
@@ -56,23 +62,60 @@ from evalkit.data.pools import (
     judged_depth,
     pool,
 )
+from evalkit.errors import listed
 
 __all__ = [
     "resolve_pool_metadata",
     "describe",
+    "suggest",
+    "pool_depth_evidence",
 ]
 
-def _pool_shape_hint(depths: np.ndarray, n_runs: int) -> str:
-    """Where the number of completely judged runs drops most: what the pool depth looks like from the data."""
+def pool_depth_evidence(collection: Collection) -> int | None:
+    """The pool depth the data show: the rank at which the number of runs judged completely on every topic drops
+    most (None when no run has even its first document judged on every topic)."""
+    depths = complete_depths(collection)
     if not len(depths) or depths.max(initial=0) < 1:
-        return "no run has even its first document judged on every topic"
+        return None
     top = int(depths.max())
     counts = np.array([(depths >= d).sum() for d in range(1, top + 2)])
-    drops = counts[:-1] - counts[1:]
-    d = int(np.argmax(drops)) + 1
-    after = int(counts[d]) if d < len(counts) else 0
-    return (f"in the data, {int(counts[d - 1])} of {n_runs} runs have their top {d} judged on every topic and "
-            f"{after} their top {d + 1}: the pools look {d} deep (if so, set \"judged_depth\": {d} in collection.json)")
+    return int(np.argmax(counts[:-1] - counts[1:])) + 1
+
+
+def suggest(collection: Collection) -> dict:
+    """The complete pool metadata the folder's own evidence supports, for ``collection.json``.
+
+    ``judged_depth``: :func:`pool_depth_evidence`. The judged runs: when ``runs_table.tsv`` has a ``pool_priority``
+    column, the largest priority P whose runs (``pool_priority <= P``) are all judged to that depth on every topic
+    and cover at least 90% of the runs the data show judged there is proposed as ``judged_pool_priority`` (TREC's
+    leaderboards say which runs contributed: one run per group at priority 1); else nothing is proposed for the
+    runs, and the derived rule at that depth applies. Returns ``{"collection.json": {...}, "why": sentence}`` (an
+    empty dict when the data show no pool at all)."""
+    depth = pool_depth_evidence(collection)
+    if depth is None:
+        return {}
+    in_data = derive_judged_runs(collection, depth)
+    proposal: dict = {"judged_depth": depth}
+    why = (f"in the data, {int(in_data.sum())} of {collection.n_runs} runs have their top {depth} judged on every "
+           f"topic and the count drops most after rank {depth}")
+    info = collection.runs_info
+    if "pool_priority" in info and info["pool_priority"].notna().any():
+        priority = np.nan_to_num(pd.to_numeric(info["pool_priority"], errors="coerce").to_numpy(float), nan=np.inf)
+        best = None
+        for level in sorted({float(p) for p in priority if np.isfinite(p)}):
+            chosen = priority <= level
+            if not (chosen <= in_data).all():
+                break
+            if chosen.sum() >= 0.9 * in_data.sum():
+                best = level
+        if best is not None:
+            chosen = priority <= best
+            proposal["judged_pool_priority"] = int(best) if float(best).is_integer() else best
+            extra = int((in_data & ~chosen).sum())
+            why += (f"; the {int(chosen.sum())} runs of pool_priority <= {proposal['judged_pool_priority']} are all "
+                    f"among them" + (f" ({extra} other run(s) are complete by chance and are left out)" if extra
+                                     else ""))
+    return {"collection.json": proposal, "why": why}
 
 
 def _judged_from_table(table_judged: pd.Series | None, names: np.ndarray, table_path) -> pd.Series | None:
@@ -80,9 +123,8 @@ def _judged_from_table(table_judged: pd.Series | None, names: np.ndarray, table_
         return None
     missing = [r for r in names if r not in table_judged.index]
     if missing:
-        raise PoolMetadataError(f"{table_path}: column 'judged' has no row for run(s) {', '.join(missing[:10])}"
-                                + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
-                                + "; every run needs a value")
+        raise PoolMetadataError(f"{table_path}: column 'judged' has no row for run(s) {listed(missing)}; every run "
+                                "needs a value")
     return table_judged.reindex(names)
 
 
@@ -104,14 +146,13 @@ def resolve_pool_metadata(collection: Collection, given: CollectionFile | None =
     if table_judged is not None:
         unknown = [r for r in table_judged.index if r not in known]
         if unknown:
-            raise PoolMetadataError(f"{table_path}: column 'judged' names run(s) not in runs/: "
-                                    f"{', '.join(map(str, unknown[:10]))}")
+            raise PoolMetadataError(f"{table_path}: column 'judged' names run(s) not in runs/: {listed(unknown)}")
     from_table = _judged_from_table(table_judged, names, table_path)
     from_file = None
     if given.judged_runs is not None:
         unknown = [r for r in given.judged_runs if r not in known]
         if unknown:
-            raise PoolMetadataError(f"{given.path}: 'judged_runs' names run(s) not in runs/: {', '.join(unknown)}")
+            raise PoolMetadataError(f"{given.path}: 'judged_runs' names run(s) not in runs/: {listed(unknown)}")
         from_file = pd.Series(np.isin(names, list(given.judged_runs)), index=names)
     has_priority = "pool_priority" in collection.runs_info and collection.runs_info["pool_priority"].notna().any()
 
@@ -124,7 +165,7 @@ def resolve_pool_metadata(collection: Collection, given: CollectionFile | None =
             if len(differ):
                 raise PoolMetadataError(
                     f"{given.path} ('judged_runs') and {table_path} (column 'judged') disagree on run(s) "
-                    f"{', '.join(map(str, differ[:10]))}; make them agree or keep one")
+                    f"{listed(differ)}; make them agree or keep one")
             meta["judged_runs_rule"] += f" (and {Path(table_path).name} column 'judged', which agrees)"
     elif from_table is not None:
         judged = from_table.to_numpy(bool)
@@ -155,6 +196,11 @@ def resolve_pool_metadata(collection: Collection, given: CollectionFile | None =
     meta["n_judged"] = int(judged.sum())
 
     if given.judged_depth is not None:
+        if given.judged_depth > collection.depth:
+            raise PoolMetadataError(
+                f"{given.path}: 'judged_depth' {given.judged_depth} is deeper than the runs go (they rank at most "
+                f"{collection.depth} documents a topic): no pool of these runs reaches it; give the depth the "
+                "judges went to, at most " + str(collection.depth))
         meta["judged_depth"] = int(given.judged_depth)
         meta["judged_depth_source"] = given.file_name
         meta["judged_depth_rule"] = f"{given.file_name} 'judged_depth'"
@@ -168,18 +214,34 @@ def resolve_pool_metadata(collection: Collection, given: CollectionFile | None =
         meta["judged_depth_source"] = "none"
         meta["judged_depth_rule"] = "no run is judged, so no judged depth can be derived"
     if judged.any() and meta["judged_depth"]:
-        meta["pool_coverage"] = _pool_coverage(collection, judged, meta["judged_depth"])
+        meta["pool_coverage"], meta["qrels_outside_pool"], meta["relevant_outside_pool"] = _coverage(
+            collection, judged, meta["judged_depth"])
     if not judged.any():
-        meta["hint"] = _pool_shape_hint(complete_depths(collection), collection.n_runs)
+        proposed = suggest(collection)
+        if proposed:
+            meta["hint"] = proposed["why"]
+            meta["suggestion"] = _json(proposed["collection.json"])
+        else:
+            meta["hint"] = "no run has even its first document judged on every topic"
     return judged, meta
 
 
-def _pool_coverage(collection: Collection, judged: np.ndarray, depth: int) -> float:
-    """Share of the depth-``depth`` pool of the judged runs that the qrels judge (1.0 when the metadata is right)."""
+def _json(proposal: dict) -> str:
+    import json
+
+    return json.dumps(proposal)
+
+
+def _coverage(collection: Collection, judged: np.ndarray, depth: int) -> tuple[float, int, int]:
+    """Both directions of the agreement between the qrels and the judged runs' depth-``depth`` pool: the share of
+    the pool the qrels judge (1.0 when the metadata is right), and the judgments (and relevant ones) of the qrels
+    that lie outside the pool (later additions, other sources: 0 when the qrels are exactly that pool)."""
     p = pool(collection, min(int(depth), collection.depth), judged)
-    if not len(p):
-        return float("nan")
-    return float((collection.qrels.lookup(p.topic, p.doc) >= 0).mean())
+    share = float((collection.qrels.lookup(p.topic, p.doc) >= 0).mean()) if len(p) else float("nan")
+    q = collection.qrels
+    real = q.grade >= 0
+    outside = real & ~p.contains(q.topic, q.doc)
+    return share, int(outside.sum()), int((outside & (q.grade > 0)).sum())
 
 
 def describe(metadata: dict, name: str = "") -> str:
@@ -191,10 +253,14 @@ def describe(metadata: dict, name: str = "") -> str:
     rule = metadata.get("judged_runs_rule", "?")
     if k == 0:
         text = (f"{label}no run of {n} is judged (rule: {rule}). Say which runs contributed to the pools: a "
-                "'judged' column (yes/no) in runs_table.tsv, or \"judged_runs\" in collection.json; and how deep: "
-                "\"judged_depth\" in collection.json")
+                "'judged' column (yes/no) in runs_table.tsv, or \"judged_runs\" or \"judged_pool_priority\" in "
+                "collection.json; and how deep: \"judged_depth\" in collection.json")
         hint = metadata.get("hint")
-        return text + (f"; {hint}." if hint else ".")
+        text += f"; {hint}" if hint else ""
+        if metadata.get("suggestion"):
+            text += (f". The data suggest this collection.json: {metadata['suggestion']} (evalkit collection "
+                     "suggest DIR shows it and writes it)")
+        return text + "."
     depth = metadata.get("judged_depth")
     depth_text = (f"judged depth {depth} ({metadata.get('judged_depth_rule', '?')})" if depth else
                   f"no judged depth ({metadata.get('judged_depth_rule', '?')})")
@@ -203,6 +269,10 @@ def describe(metadata: dict, name: str = "") -> str:
     if coverage is not None and np.isfinite(coverage) and coverage < 1:
         text += (f"; only {coverage:.1%} of the judged runs' depth-{depth} pool is in the qrels: check the "
                  "judged runs and the judged depth")
+    outside = metadata.get("qrels_outside_pool")
+    if outside:
+        text += (f"; {outside:,} judgments of the qrels ({metadata.get('relevant_outside_pool', 0):,} relevant) lie "
+                 f"outside the judged runs' depth-{depth} pool")
     if str(metadata.get("pool_priority", "")).startswith("not used ("):
         text += "; pool_priority " + metadata["pool_priority"]
     return text + "."

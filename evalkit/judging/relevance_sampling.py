@@ -59,6 +59,7 @@ __all__ = [
     "RelevanceSample",
     "judged_depth",
     "pool_subsamples",
+    "redraw",
     "relevance_sample",
     "sampling_design",
     "subsample_qrels",
@@ -143,7 +144,8 @@ class RelevanceSample:
     the phase-1 pool), ``rate``, ``sampled``, ``sampled_relevant``, ``sampled_in_pool``,
     ``sampled_beyond`` and ``new_relevant`` (sampled relevant documents outside the phase-1 pool),
     ``sampled_unjudged`` (drawn but without a base judgment: 0 when the depth is capped at the judged depth).
-    ``pool_rank``: each qrels line's pool rank; ``in_phase1``: it is in the phase-1 pool.
+    ``pool_rank``: each qrels line's pool rank; ``in_phase1``: it is in the phase-1 pool. ``base_grade``: each
+    qrels line's base judgment (< 0: none), what a draw reveals (:func:`redraw` draws again from it).
     """
 
     qrels: JudgedSet
@@ -152,6 +154,7 @@ class RelevanceSample:
     pool_rank: np.ndarray
     in_phase1: np.ndarray
     params: dict = field(default_factory=dict)
+    base_grade: np.ndarray | None = None
 
     @property
     def depth(self) -> np.ndarray:
@@ -240,29 +243,43 @@ def relevance_sample(
     pool_docs = np.bincount(topic, minlength=T)
     beyond = np.bincount(topic[~p1], minlength=T)
     rate = np.where(beyond > 0, np.minimum(1.0, budget / np.maximum(beyond, 1)), 1.0)
-    u = _rng(seed).random(len(topic))
-    drawn = u < rate[topic]
-    sampled = drawn & (g >= 0)
-    new_grade = np.where(sampled, g, UNSAMPLED).astype(GRADE_DTYPE)
-    qrels = JudgedSet(topic.astype(np.int32), doc.astype(np.int32), new_grade, np.ones(len(topic), np.int32),
-                      T, deep.n_docs)
     pool_grade = np.where(grade[in_phase1] >= 0, grade[in_phase1], UNSAMPLED).astype(GRADE_DTYPE)
     pool_qrels = JudgedSet(deep.topic[in_phase1], deep.doc[in_phase1], pool_grade, None, T, deep.n_docs)
-
-    count = lambda mask: np.bincount(topic[mask], minlength=T)
     table["pool_docs"] = pool_docs
     table["beyond_pool"] = beyond
     table["rate"] = rate
+    qrels = JudgedSet(topic.astype(np.int32), doc.astype(np.int32), np.full(len(topic), UNSAMPLED, GRADE_DTYPE),
+                      np.ones(len(topic), np.int32), T, deep.n_docs)
+    params = {"phase1_depth": phase1_depth, "rpt": rpt, "slope": slope, "budget": budget, "max_depth": cap,
+              "runs": "judged" if runs is None else runs}
+    design = RelevanceSample(qrels=qrels, pool_qrels=pool_qrels, table=table, pool_rank=rank.astype(np.int32),
+                             in_phase1=p1, params=params, base_grade=np.asarray(g))
+    return redraw(design, seed)
+
+
+def redraw(sample: RelevanceSample, seed=None) -> RelevanceSample:
+    """Another draw of the same design: the same depth-d pools and rates as ``sample``, one Bernoulli draw per
+    pooled document with ``seed`` (``redraw(relevance_sample(c, ..., seed=a), b)`` equals ``relevance_sample(c,
+    ..., seed=b)``, without pooling again). Used for the spread of a figure over many draws."""
+    if sample.base_grade is None:
+        raise ValueError("redraw needs a sample made by relevance_sample (its base grades)")
+    q, g, p1 = sample.qrels, sample.base_grade, sample.in_phase1
+    T = q.n_topics
+    rate = sample.table["rate"].to_numpy()
+    drawn = _rng(seed).random(len(q.topic)) < rate[q.topic]
+    sampled = drawn & (g >= 0)
+    new_grade = np.where(sampled, g, UNSAMPLED).astype(GRADE_DTYPE)
+    qrels = JudgedSet(q.topic, q.doc, new_grade, q.stratum, T, q.n_docs)
+    count = lambda mask: np.bincount(q.topic[mask], minlength=T)  # noqa: E731
+    table = sample.table.copy()
     table["sampled"] = count(sampled)
     table["sampled_relevant"] = count(sampled & (g > 0))
     table["sampled_in_pool"] = count(sampled & p1)
     table["sampled_beyond"] = count(sampled & ~p1)
     table["new_relevant"] = count(sampled & ~p1 & (g > 0))
     table["sampled_unjudged"] = count(drawn & (g < 0))
-    params = {"phase1_depth": phase1_depth, "rpt": rpt, "slope": slope, "budget": budget, "max_depth": cap,
-              "runs": "judged" if runs is None else runs}
-    return RelevanceSample(qrels=qrels, pool_qrels=pool_qrels, table=table, pool_rank=rank.astype(np.int32),
-                           in_phase1=p1, params=params)
+    return RelevanceSample(qrels=qrels, pool_qrels=sample.pool_qrels, table=table, pool_rank=sample.pool_rank,
+                           in_phase1=p1, params=sample.params, base_grade=g)
 
 
 def pool_subsamples(pool_qrels: JudgedSet, rate, n_samples: int, seed=None) -> np.ndarray:

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from evalkit.data.collection import GRADE_DTYPE, UNSAMPLED, Collection, JudgedSet
-from evalkit.data.pools import pool
+from evalkit.data.pools import Pool, pool
 
 __all__ = [
     "Stratum",
@@ -217,10 +217,18 @@ def _generator(seed) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-def _stratified_pool(collection: Collection, strata: Sequence[Stratum], runs, base_qrels: JudgedSet | None):
-    """Pool for the strata's depth with 0-based stratum index and base grade per pooled document."""
+def _stratified_pool(collection: Collection, strata: Sequence[Stratum], runs, base_qrels: JudgedSet | None,
+                     pooled: Pool | None = None):
+    """Pool for the strata's depth with 0-based stratum index and base grade per pooled document (``pooled``: a
+    pool of the same runs at least that deep, computed once by a caller drawing many samples from it)."""
     strat = Strategy("_", tuple(strata))
-    p = pool(collection, strat.depth, runs)
+    if pooled is None:
+        p = pool(collection, strat.depth, runs)
+    elif pooled.depth < strat.depth or pooled.n_topics != collection.n_topics:
+        raise ValueError(f"pooled: a depth-{pooled.depth} pool cannot give the depth-{strat.depth} pool the strategy "
+                         "samples from (or it is another collection's)")
+    else:
+        p = pooled.restrict(strat.depth)
     c = strat.stratum_of(p.rank)
     keep = c >= 0
     topic, doc, c = p.topic[keep], p.doc[keep], c[keep]
@@ -313,6 +321,7 @@ def sample(
     seed=None,
     base_qrels: JudgedSet | None = None,
     method: str = "bernoulli",
+    pooled: Pool | None = None,
 ) -> SampleResult:
     """Draw a stratified sample of judgments from existing ones (Voorhees 2014, Sec. 2).
 
@@ -342,11 +351,13 @@ def sample(
     uniformly without replacement, instead (the "p% of the pool" sampling of Yilmaz et al. 2008).
 
     Strata are sampled one after another from the generator, each over its documents in (topic, doc id) order,
-    all topics at once; the same ``seed`` gives the same sample.
+    all topics at once; the same ``seed`` gives the same sample. ``pooled``: the pool of ``runs`` at least
+    ``strategy.depth`` deep (:func:`evalkit.data.pools.pool`), when the caller draws many samples from one pool
+    (the same sample as without it, without pooling again).
     """
     strat = get_strategy(strategy)
     rng = _generator(seed)
-    topic, doc, c, grade = _stratified_pool(collection, strat.strata, runs, base_qrels)
+    topic, doc, c, grade = _stratified_pool(collection, strat.strata, runs, base_qrels, pooled)
     judged = grade >= 0
     n_strata = len(strat.strata)
     rates = np.broadcast_to(strat.rates, (collection.n_topics, n_strata))

@@ -3,10 +3,9 @@
 Prints exactly what NIST trec_eval prints (10.0 by default, 9.0.8 with ``--trec-eval-version 9.0.8``) for the
 qrels-based measures: same lines, same order, same rounding, same exit codes. Several run files may follow the
 qrels; each gets the block trec_eval would print for it alone (with its ``runid`` line), so one process can
-replace a loop of trec_eval processes. For one run nothing here imports pandas, scipy, matplotlib or pyarrow: the
-start-up cost is Python's and numpy's. From four runs on, pyarrow's reader (:mod:`evalkit.trec_eval.reader`) reads
-the runs in threads, the first ones while the qrels are read; its import (about 0.1 s) is paid once. pandas is never
-imported.
+replace a loop of trec_eval processes. Nothing here imports pandas, scipy, matplotlib or pyarrow: the start-up
+cost is Python's and numpy's. Files are read by :mod:`evalkit.trec_eval.reader` (numpy over the bytes); several
+runs are read and scored in threads, the first ones while the qrels are read.
 
 Differences from trec_eval 10.0 (docs/trec_eval.md): a run lacking a qrels topic is scored on the topics it has
 (trec_eval 10.0 exits 4 with "result qid ... not found in qrels"; 9.0.8 scores it as the kit does); a document
@@ -20,7 +19,7 @@ import gc
 import os
 import sys
 
-from evalkit.errors import TrecFormatError
+from evalkit.errors import TrecFormatError, one_line, shown
 from evalkit.trec_eval.names import (
     UnknownMeasure,
     cutoff_values,
@@ -60,83 +59,120 @@ def _check_parameters(selection) -> None:
             pair_params(m, params)
 
 
+def _usable_cpus() -> int:
+    """CPUs this process may run on (its affinity: ``taskset -c 0`` makes 1), not the machine's count."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10.0", ties=None,
                    per_topic=False, summary=True, complete=False, relevance_level=1, max_docs=None,
                    judged_only=False, num_docs_in_coll=0, full_precision=False, reader="auto") -> str:
     """The text trec_eval prints for each run against the qrels, concatenated (raises on bad input).
 
-    ``reader``: ``"bytes"`` (numpy and bytes.split; no pyarrow import), ``"arrow"`` (pyarrow's CSV reader and a
-    hash join, regular files only, others fall back to bytes) or ``"auto"`` (arrow from 4 runs on)."""
-    from concurrent.futures import Future
-
+    ``reader``: ``"spans"`` (:mod:`evalkit.trec_eval.reader`: a regular file's fields found as byte spans by
+    numpy; other files fall back to the general reader), ``"general"`` (:mod:`evalkit.trec_eval.rankings`' reader,
+    which splits every line) or ``"auto"`` (spans). With several runs and more than one usable CPU, the runs are
+    read and scored in threads (numpy releases the GIL), the first ones while the qrels are read; one run is
+    read in this thread alone."""
+    from evalkit.trec_eval import rankings
     from evalkit.trec_eval.output import OutputOptions, format_run
-    from evalkit.trec_eval.rankings import rank, read_qrels, read_run
 
+    if reader not in ("auto", "spans", "general"):
+        raise ValueError(f"reader must be 'auto', 'spans' or 'general', not {reader!r}")
+    spans = None
+    if reader != "general":
+        from evalkit.trec_eval import reader as spans
+    spread = 8 if len(run_paths) > 1 else 2  # the qrels table: shorter probes for many runs, less memory for one
     ties = ties or ("float64" if version == "10.0" else "float32")
+    max_docs, relevance_level, num_docs_in_coll = _checked_counts(max_docs, relevance_level, num_docs_in_coll)
     selection = select(list(measures) or ["official"], version)
     _check_parameters(selection)
-    arrow_read = qrels_table = None
-    if reader == "arrow" or (reader == "auto" and len(run_paths) >= 4):  # pyarrow's import pays off
-        try:
-            from evalkit.trec_eval.reader import prepare as arrow_prepare
-            from evalkit.trec_eval.reader import qrels_table
-            from evalkit.trec_eval.reader import read_run as arrow_read
-        except ImportError:
-            arrow_read = None
-    workers = min(4, os.cpu_count() or 1) if arrow_read is not None else 1
-    judged_by: Future = Future()  # (qrels, output options), once the qrels are read
 
-    def read_qrels_file() -> None:
+    def read(path, span_reader, general_reader, *args):
+        """The span reader's reading, else the general one's. The span reader drops the bytes from ``source`` as
+        soon as it has its columns (the memory is free before the tables are built); should it then decline, a
+        file is read again (standard input, read once, keeps its bytes)."""
+        source = list(rankings.read_input(path))  # [name, bytes]; a file that cannot be read raises here
+        done = span_reader(path, *args, source=source if str(path) != "-" else list(source)) if spans else None
+        return done, lambda: general_reader(path, (source[0], source[1] or rankings.read_input(path)[1]))
+
+    def read_qrels():
+        span_reader = spans and (lambda path, source: spans.read_qrels(path, source=source, spread=spread))
+        qrels, general = read(qrels_path, span_reader, rankings.read_qrels)
+        qrels = qrels or general()
+        return qrels, OutputOptions(
+            per_topic=per_topic, summary=summary, complete=complete, num_docs_in_coll=num_docs_in_coll,
+            n_qrels_topics=len(qrels.topics), qrels_positive_total=qrels.positive_total,
+            full_precision=full_precision)
+
+    def block(path, judged_by) -> str:
         try:
-            qrels = read_qrels(qrels_path)
-            if arrow_read is not None:
-                arrow_prepare(qrels)
-            judged_by.set_result((qrels, OutputOptions(
-                per_topic=per_topic, summary=summary, complete=complete, num_docs_in_coll=num_docs_in_coll,
-                n_qrels_topics=len(qrels.topics), qrels_positive_total=qrels.positive_total,
-                full_precision=full_precision)))
-        except BaseException as exc:
-            judged_by.set_exception(exc)
+            run, general = read(path, spans and spans.read_run, rankings.read_run)  # before the qrels are known
+        except TrecFormatError:  # the run cannot be read: an error in the qrels is reported first
+            judged_by()
             raise
-
-    def block(path) -> str:
-        early = None
-        known = judged_by.done() and judged_by.exception() is None
-        if arrow_read is not None and str(path) != "-" and (not known or qrels_table(judged_by.result()[0]).usable):
-            # parsed while the qrels may still be being read (the fields need no qrels); a file that cannot be read
-            # raises here what the general reader would (the qrels' error still comes first: see below)
-            early = arrow_read(path)
-        qrels, options = judged_by.result()
-        run = early if early is not None and qrels_table(qrels).usable else None
-        run = run or read_run(path)
-        judged = rank(run, qrels, ties=ties, max_docs=max_docs, judged_only=judged_only,
-                      relevance_level=relevance_level, complete=complete and version == "10.0")
+        qrels, options = judged_by()
+        if run is None or not spans.qrels_table(qrels).usable:
+            run = general()
+        del general
+        judged = rankings.rank(run, qrels, ties=ties, max_docs=max_docs, judged_only=judged_only,
+                               relevance_level=relevance_level, complete=complete and version == "10.0",
+                               last_lookup=len(run_paths) == 1)
         if len(judged.topics) == 0:
             raise NoTopics(run.name)
         return "\n".join(format_run(judged, selection, run.runid, options)) + "\n"
 
     collecting = gc.isenabled()
-    gc.disable()  # millions of short-lived tokens, no cycles: the cyclic collector would only rescan them
+    gc.disable()  # many short-lived objects, no cycles: the cyclic collector would only rescan them
     try:
-        if workers > 1:  # pyarrow and numpy release the GIL: runs overlap; the text keeps the runs' order
-            from concurrent.futures import ThreadPoolExecutor
+        workers = min(4, _usable_cpus(), len(run_paths))
+        if workers > 1:  # numpy releases the GIL: runs overlap; the text keeps the runs' order
+            from concurrent.futures import Future, ThreadPoolExecutor
 
+            judged_by: Future = Future()  # (qrels, output options), once the qrels are read
             with ThreadPoolExecutor(workers) as pool:
-                futures = [pool.submit(block, path) for path in run_paths]  # the files parse meanwhile
+                futures = [pool.submit(block, path, judged_by.result) for path in run_paths]
                 try:
-                    read_qrels_file()
+                    try:
+                        judged_by.set_result(read_qrels())
+                    except BaseException as exc:
+                        judged_by.set_exception(exc)
+                        raise
                     blocks = [future.result() for future in futures]  # the first failing run in order raises
                 except BaseException:
                     for future in futures:
                         future.cancel()
                     raise
-        else:
-            read_qrels_file()
-            blocks = [block(path) for path in run_paths]
+        else:  # the qrels read when the first run is parsed (one run's parsing and the qrels table never overlap)
+            loaded = []
+            blocks = [block(path, lambda: loaded[0] if loaded else loaded.append(read_qrels()) or loaded[0])
+                      for path in run_paths]
     finally:
         if collecting:
             gc.enable()
     return "".join(blocks)
+
+
+def _checked_counts(max_docs, relevance_level, num_docs_in_coll) -> tuple:
+    """The command line's rules for -M, -l and -N (:func:`evalkit.trec_eval.options._check_counts`) for callers
+    of :func:`evaluate_files`; ValueError names the argument."""
+    from types import SimpleNamespace
+
+    from evalkit.trec_eval.options import _check_counts
+
+    for name, value in (("max_docs", max_docs), ("relevance_level", relevance_level),
+                        ("num_docs_in_coll", num_docs_in_coll)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ValueError(f"{name} must be an integer, got {shown(value)}")
+    args = SimpleNamespace(M=max_docs, l=relevance_level, N=num_docs_in_coll)
+    try:
+        _check_counts(args)
+    except UsageError as exc:
+        raise ValueError(str(exc)) from None
+    return args.M, args.l, args.N
 
 
 class NoTopics(Exception):
@@ -165,16 +201,16 @@ def main(argv: list[str] | None = None, prog: str = "trec_eval") -> int:
                               relevance_level=args.l, max_docs=args.M, judged_only=args.J,
                               num_docs_in_coll=args.N)
     except UnknownMeasure as exc:
-        print(f"trec_eval: {exc}", file=sys.stderr)
+        print(f"trec_eval: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except TrecFormatError as exc:
-        print(f"trec_eval: error: {exc}", file=sys.stderr)
+        print(f"trec_eval: error: {one_line(exc)}", file=sys.stderr)
         return EXIT_INPUT
     except NoTopics as exc:
-        print(f"trec_eval: No queries with both results and relevance info ({exc})", file=sys.stderr)
+        print(f"trec_eval: No queries with both results and relevance info ({one_line(exc)})", file=sys.stderr)
         return EXIT_NO_TOPICS
     except ValueError as exc:
-        print(f"trec_eval: Can't calculate measure: {exc}", file=sys.stderr)
+        print(f"trec_eval: Can't calculate measure: {one_line(exc)}", file=sys.stderr)
         return EXIT_MEASURE
     try:
         sys.stdout.write(text)
@@ -185,7 +221,9 @@ def main(argv: list[str] | None = None, prog: str = "trec_eval") -> int:
 
 
 def console_main() -> None:
-    """The ``trec_eval`` console script."""
+    """The ``trec_eval`` console script. numpy is not imported yet: its BLAS, which the command never calls, is
+    told to start one thread instead of one per core (numpy's import is most of the command's start-up)."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     sys.exit(main())
 
 

@@ -12,6 +12,7 @@ unjudged and unpooled documents, ``PAD`` past the end). Output: a float64 array 
 from __future__ import annotations
 
 import math
+import re
 import threading
 
 import numpy as np
@@ -260,7 +261,7 @@ def utility(a: TopicArrays, params, num_docs_in_coll: int) -> np.ndarray:
         raise ValueError("trec_eval.calc_utility: improper number of coefficients (utility needs 4)")
     nrr, nr, R = a.num_rel_ret, a.num_ret, a.num_rel
     return (params[0] * nrr + params[1] * (nr - nrr) + params[2] * (R - nrr)
-            + params[3] * (num_docs_in_coll + nrr - nr - R))
+            + params[3] * (float(num_docs_in_coll) + (nrr - nr - R)))  # -N may be near 2**63: not in int64
 
 
 def binary_g(a: TopicArrays) -> np.ndarray:
@@ -336,25 +337,28 @@ class Gains:
         levels = a.j.levels  # (T, L)
         given = []  # (grade, gain) in the order given, for names that are integers (valid_int)
         for key, value in pairs.items():
-            try:
+            if _VALID_INT.fullmatch(key):  # gain_init.c's valid_int: a sign, then ASCII digits only
                 given.append((int(key), float(value)))
-            except ValueError:
-                continue
         n_levels = _num_rel_levels(levels)
-        top = max([levels.shape[1] - 1] + [g for g, _ in given])
-        gain_of = {g: float(g) for g in range(top + 1)}
-        gain_of.update(dict(given))
-        self.gain_of = np.array([gain_of.get(g, 0.0) for g in range(top + 1)], np.float64)
+        top = levels.shape[1] - 1  # no judged document has a higher grade: a gain given above it is never looked up
+        gain_of = np.arange(top + 1, dtype=np.float64)
+        for g, v in given:  # a grade given twice: the last value (as before; trec_eval's qsort order decides)
+            if 0 <= g <= top:
+                gain_of[g] = v
+        self.gain_of = gain_of
         rel = a.j.rel
         index = np.clip(rel, 0, top)
         self.results = np.where(rel >= 0, self.gain_of[index], 0.0)  # get_gain: unjudged codes have gain 0
+        first_given: dict = {}
+        for k, (g, _) in enumerate(given):
+            first_given.setdefault(g, k)
         sequences, self.entry_gains = [], []
         for t in range(a.T):  # a loop over topics and grades, not over documents
             entries = [(g, v, 0) for g, v in given]
             for level in range(int(n_levels[t])):
-                hit = [k for k, e in enumerate(entries) if e[0] == level]
-                if hit:
-                    entries[hit[0]] = (level, entries[hit[0]][1], int(levels[t, level]))
+                hit = first_given.get(level)
+                if hit is not None:
+                    entries[hit] = (level, entries[hit][1], int(levels[t, level]))
                 else:
                     entries.append((level, float(level), int(levels[t, level])))
             entries = _glibc_merge_sort(entries, _c_gain_order)
@@ -373,6 +377,9 @@ class Gains:
         self.ideal = np.zeros((a.T, width + 1), np.float64)
         for t, seq in enumerate(sequences):
             self.ideal[t, : len(seq)] = seq
+
+
+_VALID_INT = re.compile(r"[+-]?[0-9]{1,4000}")
 
 
 def _num_rel_levels(levels: np.ndarray) -> np.ndarray:

@@ -25,7 +25,10 @@ by name (exit 1, like any unknown measure in trec_eval).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+import re
+
+from evalkit.errors import shown
 
 # value kinds, after trec_eval's init/print functions (meas_init.c, meas_print_*.c)
 LONG = "long"  # te_init_meas_s_long: printed with %ld, summed (num_ret, num_rel, ...)
@@ -40,13 +43,17 @@ RUNID = "runid"
 NUM_Q = "num_q"
 
 
-@dataclass(frozen=True)
 class TrecMeasure:
-    """One trec_eval measure: its name, how it is parameterized and printed, and its default parameters."""
+    """One trec_eval measure: its name, how it is parameterized and printed, and its default parameters. (Plain
+    classes here and in the other modules the command line imports: ``dataclasses`` costs its start-up 5 ms.)"""
 
-    name: str
-    kind: str
-    default: tuple = ()
+    __slots__ = ("name", "kind", "default")
+
+    def __init__(self, name: str, kind: str, default: tuple = ()):
+        self.name, self.kind, self.default = name, kind, default
+
+    def __repr__(self) -> str:
+        return f"TrecMeasure({self.name!r}, {self.kind!r}, {self.default!r})"
 
 
 _MEASURES_9 = [
@@ -119,13 +126,13 @@ class UnknownMeasure(ValueError):
     """A ``-m`` argument trec_eval would refuse (exit 1: ``trec_eval: illegal measure '...'``)."""
 
 
-@dataclass
 class Selection:
     """The measures marked by the ``-m`` arguments, with their parameters, in trec_eval's print order."""
 
-    version: str
-    marked: set = field(default_factory=set)
-    params: dict = field(default_factory=dict)  # measure name -> parameter string (the text after the '.')
+    def __init__(self, version: str):
+        self.version = version
+        self.marked: set = set()
+        self.params: dict = {}  # measure name -> parameter string (the text after the '.')
 
     def measures(self) -> list[TrecMeasure]:
         return [m for m in MEASURES[self.version] if m.name in self.marked]
@@ -168,7 +175,7 @@ def select(arguments: list[str], version: str = "10.0") -> Selection:
             continue
         name, dot, params = text.partition(".")
         if dot and not params:
-            raise UnknownMeasure(f"improper measure in parameter '{text}'")
+            raise UnknownMeasure(f"improper measure in parameter {shown(text)}")
         if name in FAMILIES[version] and not dot:
             selection.marked.update(FAMILIES[version][name])
             continue
@@ -181,7 +188,7 @@ def select(arguments: list[str], version: str = "10.0") -> Selection:
                 elif name == "xinfAP":
                     hint = (" (xinfAP is sample_eval.pl's estimator, not a trec_eval measure: use the kit's "
                             "format, evalkit eval -m infAP with 5-column sampled qrels)")
-                raise UnknownMeasure(f"illegal measure '{text}'{hint}")
+                raise UnknownMeasure(f"illegal measure {shown(text)}{hint}")
             selection.marked.add(split[0])
             underscored.setdefault(split[0], []).append(split[1])
             continue
@@ -195,48 +202,91 @@ def select(arguments: list[str], version: str = "10.0") -> Selection:
     return selection
 
 
+LONG_MAX = 2**63 - 1  # trec_eval reads cutoffs with atol into a C long
+GAIN_LIMIT = 2**30  # gains are compared as (int) (gain1 - gain2) by gain_init.c: beyond, C's conversion is undefined
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]{1,100}")
+_REAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?(inf|infinity|nan)", re.IGNORECASE)
+
+
+def _int(text: str) -> int:
+    """A decimal integer, whole (Python's int() also takes ``1_0`` and blanks, which trec_eval's atol reads
+    otherwise)."""
+    if not _INTEGER.fullmatch(text):
+        raise ValueError(text)
+    return int(text)
+
+
+def _float(text: str) -> float:
+    """A decimal number, whole (``1_0`` refused as in :func:`_int`; inf and nan are read, then refused by name)."""
+    if len(text) > 100 or not _REAL.fullmatch(text):
+        raise ValueError(text)
+    return float(text)
+
+
+def _illegal(measure: TrecMeasure, params: str, why: str = "") -> UnknownMeasure:
+    return UnknownMeasure(f"illegal parameters {shown(params)} for measure '{measure.name}'"
+                          + (f": {why}" if why else ""))
+
+
 def cutoff_values(measure: TrecMeasure, params: str | None) -> tuple:
-    """Sorted, checked cutoffs of a ``cut_long``/``cut_double`` measure (``get_long_cutoffs`` in meas_init.c)."""
+    """Sorted, checked cutoffs of a ``cut_long``/``cut_double`` measure (``get_long_cutoffs`` in meas_init.c).
+    Refused by name: a cutoff that is not a number, not positive (long cutoffs), beyond a C long (atol would
+    saturate it and print another name), not finite (double cutoffs), or given twice."""
     if params is None:
         return tuple(measure.default)
     parts = params.split(",")
     try:
         if measure.kind == CUT_LONG:
-            values = sorted(int(p) for p in parts)
+            values = sorted(_int(p) for p in parts)
         else:
-            values = sorted(float(p) for p in parts)
+            values = sorted(_float(p) for p in parts)
     except ValueError:
-        raise UnknownMeasure(f"illegal parameters '{params}' for measure '{measure.name}'") from None
+        raise _illegal(measure, params) from None
     if measure.kind == CUT_LONG and values[0] <= 0:
-        raise UnknownMeasure(f"non-positive cutoff in '{measure.name}.{params}'")
+        raise UnknownMeasure(f"non-positive cutoff in {shown(measure.name + '.' + params)}")
+    if measure.kind == CUT_LONG and values[-1] > LONG_MAX:
+        raise _illegal(measure, params, f"cutoff {shown(values[-1])} is beyond trec_eval's largest ({LONG_MAX})")
+    if measure.kind == CUT_DOUBLE and not all(math.isfinite(v) for v in values):
+        raise _illegal(measure, params, "a cutoff is not a finite number")
     if len(set(values)) != len(values):
-        raise UnknownMeasure(f"duplicate cutoffs in '{measure.name}.{params}'")
+        raise UnknownMeasure(f"duplicate cutoffs in {shown(measure.name + '.' + params)}")
     return tuple(values)
 
 
 def double_params(measure: TrecMeasure, params: str | None) -> tuple:
-    """The parameters of a ``p_double`` measure, in the order given (``get_double_params``)."""
+    """The parameters of a ``p_double`` measure, in the order given (``get_double_params``); finite numbers."""
     if params is None:
         return tuple(measure.default)
     try:
-        return tuple(float(p) for p in params.split(","))
+        values = tuple(_float(p) for p in params.split(","))
     except ValueError:
-        raise UnknownMeasure(f"illegal parameters '{params}' for measure '{measure.name}'") from None
+        raise _illegal(measure, params) from None
+    if not all(math.isfinite(v) for v in values):
+        raise _illegal(measure, params, "a parameter is not a finite number")
+    return values
 
 
 def pair_params(measure: TrecMeasure, params: str | None) -> dict:
-    """``name=value`` parameters of a ``p_pair`` measure (``get_param_pairs``): {name: value}."""
+    """``name=value`` parameters of a ``p_pair`` measure (``get_param_pairs``): {name: value}. Values are finite
+    numbers; a gain (an integer name) within +-2**30, as trec_eval compares gains as C ints."""
     if params is None:
         return {}
     out = {}
     for part in params.split(","):
         key, eq, value = part.partition("=")
         if not eq or not key:
-            raise UnknownMeasure(f"illegal parameters '{params}' for measure '{measure.name}'")
+            raise _illegal(measure, params)
         try:
-            out[key] = float(value)
+            out[key] = _float(value)
         except ValueError:
-            raise UnknownMeasure(f"illegal parameters '{params}' for measure '{measure.name}'") from None
+            raise _illegal(measure, params) from None
+        if not math.isfinite(out[key]):
+            raise _illegal(measure, params, f"the value of {shown(key)} is not a finite number")
+        if re.fullmatch(r"[+-]?[0-9]+", key) and abs(out[key]) > GAIN_LIMIT:
+            raise _illegal(measure, params, f"the gain of grade {shown(key)} is beyond +-{GAIN_LIMIT} (trec_eval "
+                                            "compares gains as C ints)")
     return out
 
 

@@ -13,7 +13,6 @@ With ``-c`` the divisor is the number of qrels topics, and ``num_rel`` sums the 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -37,15 +36,17 @@ from evalkit.trec_eval.names import (
 from evalkit.trec_eval.rankings import Judged
 
 
-@dataclass
 class OutputOptions:
-    per_topic: bool = False  # -q
-    summary: bool = True  # not -n
-    complete: bool = False  # -c
-    num_docs_in_coll: int = 0  # -N
-    n_qrels_topics: int = 0
-    qrels_positive_total: int = 0
-    full_precision: bool = False  # %.17g instead of %6.4f: a trec_eval built as tools/README says, for tests
+    """What is printed: ``per_topic`` (-q), ``summary`` (not -n), ``complete`` (-c), ``num_docs_in_coll`` (-N),
+    the qrels' topic count and positive total (for -c), ``full_precision`` (%.17g instead of %6.4f: a trec_eval
+    built as tools/README says, for tests)."""
+
+    def __init__(self, per_topic: bool = False, summary: bool = True, complete: bool = False,
+                 num_docs_in_coll: int = 0, n_qrels_topics: int = 0, qrels_positive_total: int = 0,
+                 full_precision: bool = False):
+        self.per_topic, self.summary, self.complete = per_topic, summary, complete
+        self.num_docs_in_coll, self.n_qrels_topics = num_docs_in_coll, n_qrels_topics
+        self.qrels_positive_total, self.full_precision = qrels_positive_total, full_precision
 
 
 def _values(measure, params, a: tm.TopicArrays, version: str, options: OutputOptions):

@@ -23,13 +23,12 @@ the line), a NUL byte. Blank qrels lines are skipped (trec_eval refuses them).
 from __future__ import annotations
 
 import os
+import re
 import sys
-from dataclasses import dataclass
-
 import numpy as np
 
-from evalkit.data.ordering import segment_then_descending, word_ranks
-from evalkit.errors import TrecFormatError
+from evalkit.data.ordering import segment_then_descending
+from evalkit.errors import TrecFormatError, shown
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
@@ -37,6 +36,9 @@ RELVALUE_NONPOOL = -1  # retrieved, not in the qrels (trec_eval.h)
 RELVALUE_UNJUDGED = -2  # in the qrels with a negative relevance: pooled, not judged
 PAD = np.iinfo(np.int64).min  # past the end of a topic's ranking: below every code and every relevance
 TIE_MODES = ("float64", "float32")
+LEVEL_CELLS = 1 << 20  # topics x (highest grade + 1): trec_eval's per-grade counts (rel_levels), kept dense
+GRADE_MIN = -(2**31) + 2  # as evalkit.data.trec_files.GRADE_MIN: any lower grade is refused by name
+_DECIMAL = re.compile(rb"[+-]?[0-9]+")
 _WHITESPACE = np.zeros(256, bool)
 _WHITESPACE[[9, 10, 11, 12, 13, 32]] = True  # C isspace
 
@@ -63,7 +65,7 @@ def read_input(path: os.PathLike | str) -> tuple[str, bytes]:
 
 
 def _check_text(name: str, data: bytes) -> None:
-    if not data.strip():
+    if not data or data.isspace():
         raise TrecFormatError(name, None, "empty file: no lines to read")
     nul = data.find(b"\x00")
     if nul >= 0:
@@ -132,27 +134,62 @@ def _fields(name: str, data: bytes, width: int, exact: bool, what: str,
 
 
 def _bad_number(name: str, texts: list, numbers: np.ndarray, parse, what: str):
+    """Raise the error naming the first field numpy could not convert: not a number, or an integer beyond C long."""
     for text, number in zip(texts, numbers.tolist()):
         try:
-            parse(text)
+            value = parse(text)
+            if parse is int and not (_DECIMAL.fullmatch(text) and -(2**63) <= value < 2**63):
+                raise ValueError
         except (ValueError, OverflowError):
-            raise TrecFormatError(name, int(number), f"{what} {text.decode(errors='replace')!r} is not a number"
-                                  ) from None
+            token = shown(text.decode(errors="replace"))
+            problem = "is out of range" if parse is int and _DECIMAL.fullmatch(text) else "is not a number"
+            raise TrecFormatError(name, int(number), f"{what} {token} {problem}") from None
     raise TrecFormatError(name, None, f"unreadable {what}")
 
 
-@dataclass
-class Qrels:
-    """A qrels file as trec_eval holds it: per topic (in ``strcmp`` order) its judged documents and grades."""
+def _refuse_underscores(name: str, texts: list, numbers: np.ndarray, what: str) -> None:
+    """Python and numpy read ``1_0`` as 10; trec_eval's atof/atol read 1: such a field is refused by line."""
+    if b"_" not in b"".join(texts):
+        return
+    for text, number in zip(texts, numbers.tolist()):
+        if b"_" in text:
+            raise TrecFormatError(name, int(number), f"{what} {shown(text.decode(errors='replace'))} is not a "
+                                                     "number (digits grouped by '_': trec_eval would read the part "
+                                                     "before the first '_')")
 
-    name: str
-    topics: list  # bytes, strcmp order
-    judged: list  # per topic: {docno bytes: grade} (negative grades as RELVALUE_UNJUDGED)
-    levels: np.ndarray  # (n_topics, max_grade + 1) number of documents judged at each grade >= 0
-    positive_total: int  # documents with grade > 0 over all topics (the -c num_rel summary)
+
+class Qrels:
+    """A qrels file as trec_eval holds it: its topics (in ``strcmp`` order), the number of documents judged at
+    each grade per topic, and the judgments themselves, as per-topic dicts (``judged``: the general reader's) or
+    as a hash table of docno words (``table``: :mod:`evalkit.trec_eval.reader`'s); either is derived from the
+    other on first use."""
+
+    def __init__(self, name: str, topics: list, levels: np.ndarray, positive_total: int,
+                 judged: list | None = None, table=None):
+        self.name = name
+        self.topics = topics  # bytes, strcmp order
+        self.levels = levels  # (n_topics, max_grade + 1) number of documents judged at each grade >= 0
+        self.positive_total = positive_total  # documents with grade > 0 over all topics (the -c num_rel summary)
+        self._judged = judged  # per topic: {docno bytes: grade} (negative grades as RELVALUE_UNJUDGED)
+        self.table = table  # evalkit.trec_eval.reader.QrelsTable
+        self._index = None
+
+    @property
+    def judged(self) -> list:
+        if self._judged is None:  # from the table: its docno words back to bytes, grouped by topic
+            words, span = self.table.words, 8 * self.table.words.shape[1]
+            packed = words.astype(">u8").tobytes()
+            docnos = [packed[i:i + span].rstrip(b"\x00") for i in range(0, len(packed), span)]
+            judged = [{} for _ in self.topics]
+            for topic, docno, grade in zip(self.table.topics.tolist(), docnos, self.table.grades.tolist()):
+                judged[topic][docno] = grade
+            self._judged = judged
+        return self._judged
 
     def index(self) -> dict:
-        return {t: i for i, t in enumerate(self.topics)}
+        if self._index is None:
+            self._index = {t: i for i, t in enumerate(self.topics)}
+        return self._index
 
 
 def _topic_ids(qids: list) -> tuple[list, np.ndarray]:
@@ -168,14 +205,19 @@ def _topic_ids(qids: list) -> tuple[list, np.ndarray]:
     return distinct.tolist(), np.repeat(inverse, np.diff(np.append(firsts, len(values))))
 
 
-def read_qrels(path: os.PathLike | str) -> Qrels:
-    """Read a qrels file (``qid iter docno rel``); see the module notes for what is refused."""
-    name, data = read_input(path)
+def read_qrels(path: os.PathLike | str, data: tuple[str, bytes] | None = None) -> Qrels:
+    """Read a qrels file (``qid iter docno rel``); see the module notes for what is refused. ``data``: the file's
+    (name, bytes) from :func:`read_input`, if already read."""
+    name, data = data or read_input(path)
     (qids, _, docnos, rel_text), numbers = _fields(name, data, 4, True, "a qrels line", (0, 2, 3))
     try:
         grades = np.array(rel_text).astype(np.int64)
     except (ValueError, OverflowError):
         _bad_number(name, rel_text, numbers, int, "relevance")
+    _refuse_underscores(name, rel_text, numbers, "relevance")
+    if len(grades) and grades.min() < GRADE_MIN:  # -2**63 and the like: beyond C long, or the internal codes
+        row = int(np.argmin(grades))
+        raise TrecFormatError(name, int(numbers[row]), f"relevance {int(grades[row])} is below {GRADE_MIN}")
     topics, topic_ids = _topic_ids(qids)
     stored = np.where(grades >= 0, grades, RELVALUE_UNJUDGED).tolist()
     by_topic = np.argsort(topic_ids, kind="stable")
@@ -195,31 +237,38 @@ def read_qrels(path: os.PathLike | str) -> Qrels:
             seen[t, d] = row
     ok = grades >= 0
     max_grade = int(grades.max()) if ok.any() else 0
+    if (max_grade + 1) * len(topics) > LEVEL_CELLS:
+        row = int(np.argmax(grades))
+        most = LEVEL_CELLS // len(topics) - 1
+        raise TrecFormatError(name, int(numbers[row]), f"relevance {max_grade} is too high: trec_eval counts the "
+                              f"documents of every grade 0..{max_grade} on each of the {len(topics)} topics, and "
+                              f"the kit takes grades up to {most} on this many topics")
     levels = np.zeros((len(topics), max_grade + 1), np.int64)
     np.add.at(levels, (topic_ids[ok], grades[ok]), 1)
-    return Qrels(name, topics, judged, levels, int((grades > 0).sum()))
+    return Qrels(name, topics, levels, int((grades > 0).sum()), judged=judged)
 
 
-@dataclass
 class RunFile:
     """A run file's lines as trec_eval keeps them: topic, docno, score and the runid of the last line."""
 
-    name: str
-    qids: list  # bytes
-    docnos: list  # bytes
-    scores: np.ndarray  # float64 as atof reads it
-    runid: str
-    numbers: np.ndarray  # line number of each kept line
+    def __init__(self, name: str, qids: list, docnos: list, scores: np.ndarray, runid: str, numbers: np.ndarray):
+        self.name = name
+        self.qids = qids  # bytes
+        self.docnos = docnos  # bytes
+        self.scores = scores  # float64 as atof reads it
+        self.runid = runid
+        self.numbers = numbers  # line number of each kept line
 
 
-def read_run(path: os.PathLike | str) -> RunFile:
-    """Read a run file (``qid iter docno rank sim runid [...]``)."""
-    name, data = read_input(path)
+def read_run(path: os.PathLike | str, data: tuple[str, bytes] | None = None) -> RunFile:
+    """Read a run file (``qid iter docno rank sim runid [...]``); ``data`` as for :func:`read_qrels`."""
+    name, data = data or read_input(path)
     (qids, _, docnos, _, sims, runids), numbers = _fields(name, data, 6, False, "a run line", (0, 2, 4))
     try:
         scores = np.array([float(x) for x in sims], np.float64)
     except ValueError:
         _bad_number(name, sims, numbers, float, "score")
+    _refuse_underscores(name, sims, numbers, "score")
     return RunFile(name, qids, docnos, scores, runids[-1].decode(errors="replace"), numbers)
 
 
@@ -235,22 +284,24 @@ def _raise_duplicate(run: RunFile, rows: np.ndarray, block: list, topic: bytes) 
         seen[docno] = row
 
 
-@dataclass
 class Judged:
     """One run's rankings with the judgments at each rank, for the topics evaluated (``RES_RELS`` for all topics
     at once). ``rel[t, i]`` is the grade of the document at rank ``i+1`` (or a ``RELVALUE_*`` code; ``PAD`` past
     ``num_ret[t]``); there is always one ``PAD`` column at the end."""
 
-    topics: list  # topic ids (str) in trec_eval's order
-    qrels_rows: np.ndarray  # row of each topic in Qrels.levels
-    rel: np.ndarray  # (T, N + 1) int64
-    num_ret: np.ndarray
-    num_rel: np.ndarray  # grades >= relevance level in the qrels
-    levels: np.ndarray  # (T, max_grade + 1) judged documents per grade (rel_levels)
-    num_nonpool: np.ndarray
-    num_unjudged: np.ndarray
-    bogus: np.ndarray  # (T,) bool: a qrels topic the run lacks, scored on trec_eval 10.0's placeholder ranking
-    relevance_level: int
+    def __init__(self, topics: list, qrels_rows: np.ndarray, rel: np.ndarray, num_ret: np.ndarray,
+                 num_rel: np.ndarray, levels: np.ndarray, num_nonpool: np.ndarray, num_unjudged: np.ndarray,
+                 bogus: np.ndarray, relevance_level: int):
+        self.topics = topics  # topic ids (str) in trec_eval's order
+        self.qrels_rows = qrels_rows  # row of each topic in Qrels.levels
+        self.rel = rel  # (T, N + 1) int64
+        self.num_ret = num_ret
+        self.num_rel = num_rel  # grades >= relevance level in the qrels
+        self.levels = levels  # (T, max_grade + 1) judged documents per grade (rel_levels)
+        self.num_nonpool = num_nonpool
+        self.num_unjudged = num_unjudged
+        self.bogus = bogus  # (T,) bool: a qrels topic the run lacks, scored on trec_eval 10.0's placeholder ranking
+        self.relevance_level = relevance_level
 
 
 def _lookup(run: RunFile, qrels: Qrels) -> tuple[list, np.ndarray, np.ndarray, list]:
@@ -292,15 +343,20 @@ def _score_order(topic_ids: np.ndarray, key: np.ndarray) -> np.ndarray:
 
 
 def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None = None,
-         judged_only: bool = False, relevance_level: int = 1, complete: bool = False) -> Judged:
+         judged_only: bool = False, relevance_level: int = 1, complete: bool = False,
+         last_lookup: bool = False) -> Judged:
     """Rank ``run`` as trec_eval does and look up each document's judgment.
 
     The topics kept are those in both the run and the qrels, in ``strcmp`` order. With ``complete`` (``-c``,
     trec_eval 10.0's way), qrels topics the run lacks are added on trec_eval's one-document placeholder ranking
-    (``bogus=True``); the caller zeroes what trec_eval zeroes."""
+    (``bogus=True``); the caller zeroes what trec_eval zeroes. ``last_lookup``: no run will be looked up in these
+    qrels again, so their judgments (table or dicts) are let go once this run's grades are known: the ranking and
+    the measures' arrays then take their place in memory (what one run through the command line peaks at)."""
     if ties not in TIE_MODES:
         raise ValueError(f"ties must be one of {TIE_MODES}, not {ties!r}")
     run_topics, topic_ids, grades, kept = run.lookup(qrels) if hasattr(run, "lookup") else _lookup(run, qrels)
+    if last_lookup:
+        qrels.table = qrels._judged = None
     n = len(topic_ids)
     qrels_index = qrels.index()
     scores = run.scores.astype(np.float32) if ties == "float32" else run.scores
@@ -315,12 +371,14 @@ def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None
         rows = np.flatnonzero(in_tie)
         segment = np.cumsum(~np.concatenate([[False], tied])[rows])
         if hasattr(run, "docno_words"):  # docnos as big-endian words: their row order is strcmp order
-            name_rank = word_ranks(run.docno_words[order[rows]])
+            words = run.docno_words[order[rows]]  # docno descending: the words' complements ascending
+            keys = [~words[:, j] for j in range(words.shape[1] - 1, -1, -1)]
+            order[rows] = order[rows][np.lexsort(keys + [segment])]
         else:
             names = np.array([run.docnos[i] for i in order[rows].tolist()])
             name_rank = np.empty(len(rows), np.int64)
             name_rank[np.argsort(names, kind="stable")] = np.arange(len(rows))
-        order[rows] = order[rows][segment_then_descending(segment, name_rank)]
+            order[rows] = order[rows][segment_then_descending(segment, name_rank)]
     topic_sorted = topic_ids[order]
     grades = grades[order]
     starts = np.searchsorted(topic_sorted, np.arange(len(run_topics) + 1))

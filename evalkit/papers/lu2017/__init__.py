@@ -11,10 +11,15 @@ Modules (the same in every paper's package; each imports only from those above i
 * :mod:`~evalkit.papers.lu2017.experiment`: :func:`prepare`, Figures 3, 4, 6, Tables 1, 2, 3, the explorer's fits
 * :mod:`~evalkit.papers.lu2017.tables`: Table 2's layout, RMSE orderings and ranks kit beside paper, a run's gains
 * :mod:`~evalkit.papers.lu2017.figures`: the explorer's picture; :mod:`~evalkit.papers.lu2017.explorer`: the widget
-* :mod:`~evalkit.papers.lu2017.claims`: the paper's statements beside the kit's results
+* :mod:`~evalkit.papers.lu2017.uncertainty`: the figures' intervals (bootstrap over topics; the discrimination ratio)
+* :mod:`~evalkit.papers.lu2017.claims`: the paper's statements beside the kit's results, each rated by a written
+  rule (:mod:`evalkit.claims.rules`) on an interval; degenerate studies and class-size limits not rated
+* :mod:`~evalkit.papers.lu2017.sensitivity`: the claims graded again under the parameters the kit reconstructed;
+  :func:`deviations` lists where the replication differs from the paper
 
 Setting (Sec. 6): the contributing ("judged") runs build depth-d' pools, d' < d; the judgments of a depth-d' pool
-are the full qrels restricted to it. The metric is RBP(0.95) at the reference depth d = 100; the gold standard is
+are the full qrels restricted to it. The metric is RBP(0.95) with binary gains (grade >= 1 counts 1, as in the
+paper; not trec_eval's graded rbp) at the reference depth d = 100; the gold standard is
 RBP@d with the full qrels (score and residual). Five estimators: LB, RM, Lin (the best rank-level model), La, Lb;
 the adjust-or-not threshold theta = 0.018 (set by the authors on TREC-5/7/8).
 
@@ -68,6 +73,9 @@ from evalkit.papers.lu2017.paper import (
 )
 from evalkit.papers.lu2017.presets import PRESETS, settings
 from evalkit.papers.lu2017.plan import (
+    MIN_MODEL_RANKS,
+    RBP_TAIL_BOUND,
+    scaled_persistence,
     DEFAULT_DEPTHS,
     DEFAULT_FIGURE4_DEPTHS,
     DEFAULT_GAMMA_DEPTHS,
@@ -77,6 +85,7 @@ from evalkit.papers.lu2017.plan import (
 )
 from evalkit.papers.lu2017.experiment import (
     Lu2017Data,
+    check_studies,
     default_selection,
     explorer_fit,
     figure3_gamma_by_depth,
@@ -85,6 +94,7 @@ from evalkit.papers.lu2017.experiment import (
     figure4,
     figure6,
     prepare,
+    summarize_groups,
     table1,
     table2,
     table3,
@@ -93,12 +103,19 @@ from evalkit.papers.lu2017.tables import (
     compare_orderings,
     rmse_ordering,
     rmse_ranks,
+    deviations,
+    rank_grid,
     run_gain_profile,
+    survives,
+    summarize_errors,
+    summarize_gamma,
+    table1_layout,
     table2_layout,
 )
 from evalkit.papers.lu2017.figures import draw_explorer
 from evalkit.papers.lu2017.explorer import explorer
 from evalkit.papers.lu2017.claims import claims
+from evalkit.papers.lu2017.sensitivity import sensitivity
 
 __all__ = [
     "PAPER_TABLE2",
@@ -135,4 +152,16 @@ __all__ = [
     "explorer",
     "PRESETS",
     "settings",
+    "MIN_MODEL_RANKS",
+    "RBP_TAIL_BOUND",
+    "scaled_persistence",
+    "check_studies",
+    "summarize_groups",
+    "summarize_errors",
+    "summarize_gamma",
+    "rank_grid",
+    "table1_layout",
+    "sensitivity",
+    "survives",
+    "deviations",
 ]

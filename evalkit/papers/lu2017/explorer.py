@@ -14,8 +14,9 @@ def explorer(data, fit_depth: int = 10, theta: float = DEFAULT_THETA, estimator:
              p_values=(0.8, 0.9, 0.95, 0.98)):
     """Sliders for the pool depth d', the threshold theta, RBP's p and the estimator, plus a run and a topic,
     redrawing :func:`~evalkit.papers.lu2017.figures.draw_explorer` (a run's gain curve and the error table). A new
-    (d', p) refits every estimator (a few seconds on TREC-8; cached); theta, the estimator, the run and the topic
-    redraw at once.
+    (d', p) refits every estimator (under a second of CPU on TREC-8; the figures' fits of ``data`` are reused, and
+    every (d', p) is kept, so returning to it redraws at once: bench/bench_lu2017.py); theta, the estimator, the
+    run and the topic redraw at once.
     Default run and topic: :func:`~evalkit.papers.lu2017.experiment.default_selection`."""
     import ipywidgets as widgets
 

@@ -72,7 +72,7 @@ def draw_explorer(data, fit_depth: int = 10, theta: float = DEFAULT_THETA, p: fl
     value = est.score(estimator, theta)[row, t]
     error = score_range_error(value, low, high - low)
     ax.set_xlabel("rank")
-    ax.set_ylabel(f"cumulative RBP({fit['p']:g})")
+    ax.set_ylabel(f"cumulative RBP({fit['p']:.3g})")
     ax.set_title(f"{c.run_names[r]}: estimate {value:.3f}, reference {low:.3f}-{high:.3f}, error {error:.3f}",
                  fontsize=10)
     ax.legend(fontsize=7, loc="lower right")
@@ -83,7 +83,7 @@ def draw_explorer(data, fit_depth: int = 10, theta: float = DEFAULT_THETA, p: fl
     table["error"] = score_range_error(table["this run and topic: estimate"].to_numpy(), low, high - low)
     table = table.set_index("estimator").loc[[e for e in ESTIMATORS if e in table["estimator"].to_numpy()]]
     print(f"d' = {fit['fit_depth']}, theta = {theta:.3f}: {int(est.adjusted(theta).sum())} of {c.n_topics} topics "
-          f"adjusted; RBP({fit['p']:g}) at d = {d}, {len(scored)} runs")
+          f"adjusted; RBP({fit['p']:.3g}) at d = {d}, {len(scored)} runs")
     display(table.style.format({"rmse": "{:.4f}", "acc": "{:.1f}", "this run and topic: estimate": "{:.4f}",
                                 "error": "{:.4f}"}).apply(
         lambda col: ["font-weight: bold; background-color: #e8e0f0" if i == estimator else "" for i in col.index]))

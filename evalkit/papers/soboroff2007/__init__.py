@@ -14,7 +14,15 @@ The design and every analysis of the paper, as pure functions returning DataFram
 * :func:`titlestat`, :func:`titlestat_rel`, :func:`titlestat_sets`: Buckley et al.'s title-word statistic over a
   caller-supplied text source (TREC run files carry no document text; :func:`titlestat_example` is a tiny
   made-up collection of texts).
-* :func:`run_study`: the whole computation (what the notebook and ``bench/bench_soboroff2007.py`` run).
+* :func:`figure1_draws`, :func:`logo_draws`: the figures that come from one random sample, over many draws of
+  the same design (the claims read their spread, never one draw); :func:`uniform_comparison`,
+  :func:`map_adequacy`: the paper's sentences on uniform sampling and on the depth-50 pool's MAP, checked;
+* :func:`grade_study` (:mod:`~evalkit.papers.soboroff2007.ratings`): every claim's figure, interval and rating by
+  the written rules; :func:`claims` the rows the notebook records; :func:`deviations` where this replication
+  differs from the paper; :func:`sensitivity` the sweep over the reconstructed slope;
+* :func:`plan`: needs, scaled depths, every parameter checked, and the degenerate parts of the design
+  (:func:`degenerate_checks`: sampling rate 1.0, the cap setting the depths, no nearly-100% topics);
+* :func:`run_study`: the whole computation (what ``bench/bench_soboroff2007.py`` runs).
 
 Readings made here (the paper is terse, and its leave-one-group-out table did not survive extraction):
 
@@ -39,18 +47,27 @@ Readings made here (the paper is terse, and its leave-one-group-out table did no
   relevant documents.
 
 The package's modules (each imports only from those listed before it): ``paper`` (the paper's numbers),
-``presets`` (run sizes), ``plan`` (needs and depths on a collection), ``experiment`` (the sample's statistics,
-Figure 1, leave one group out, subsamples and ANOVAs, the whole study), ``tables`` (titlestat), ``figures``,
-``explorer`` (the widget), ``claims``; every public name is re-exported here
+``presets`` (run sizes), ``plan`` (needs, depths and degenerate designs on a collection), ``experiment`` (the
+sample's statistics, Figure 1, leave one group out, subsamples and ANOVAs), ``draws`` (the figures over many draws,
+the uniform sample, MAP on the pool), ``study`` (the whole study), ``ratings`` (each claim graded), ``claims``,
+``sensitivity`` (the slope sweep), ``tables`` (titlestat, deviations), ``figures``, ``explorer`` (the widget);
+every public name is re-exported here
 (``from evalkit.papers import soboroff2007 as sb; sb.run_study(...)``).
 """
 
 from __future__ import annotations
 
-from evalkit.papers.soboroff2007.claims import claims
+from evalkit.papers.soboroff2007.claims import CLAIM_ROWS, claims
+from evalkit.papers.soboroff2007.draws import (
+    Draws,
+    LogoDraws,
+    figure1_draws,
+    logo_draws,
+    map_adequacy,
+    uniform_comparison,
+)
 from evalkit.papers.soboroff2007.experiment import (
     AnovaResult,
-    Study,
     anova_per_run,
     anova_topic_sample,
     figure1,
@@ -58,14 +75,13 @@ from evalkit.papers.soboroff2007.experiment import (
     leave_one_group_out,
     logo_summary,
     pooled_map,
-    run_study,
     sample_infap,
     sample_statistics,
     subsample_scores,
     unique_group,
 )
 from evalkit.papers.soboroff2007.explorer import explorer
-from evalkit.papers.soboroff2007.figures import draw_design, plot_depths, plot_figure1
+from evalkit.papers.soboroff2007.figures import draw_design, plot_depths, plot_draws, plot_figure1
 from evalkit.papers.soboroff2007.paper import (
     PAPER_ANOVA,
     PAPER_FIGURE1,
@@ -74,10 +90,14 @@ from evalkit.papers.soboroff2007.paper import (
     PAPER_SAMPLE,
     PAPER_TITLESTAT,
 )
-from evalkit.papers.soboroff2007.plan import plan
-from evalkit.papers.soboroff2007.presets import PRESETS, settings
+from evalkit.papers.soboroff2007.plan import degenerate_checks, design_table, plan
+from evalkit.papers.soboroff2007.presets import MIN_DRAWS, PRESETS, settings
+from evalkit.papers.soboroff2007.ratings import Graded, grade_study
+from evalkit.papers.soboroff2007.sensitivity import sensitivity, survives
+from evalkit.papers.soboroff2007.study import Study, run_study
 from evalkit.papers.soboroff2007.tables import (
     STOPWORDS,
+    deviations,
     title_words,
     titlestat,
     titlestat_example,
@@ -86,6 +106,8 @@ from evalkit.papers.soboroff2007.tables import (
 )
 
 __all__ = [
+    "CLAIM_ROWS",
+    "MIN_DRAWS",
     "PAPER_ANOVA",
     "PAPER_FIGURE1",
     "PAPER_LOGO",
@@ -94,30 +116,44 @@ __all__ = [
     "PAPER_TITLESTAT",
     "PRESETS",
     "STOPWORDS",
-    "AnovaResult",
-    "Study",
     "anova_per_run",
     "anova_topic_sample",
+    "AnovaResult",
     "claims",
+    "degenerate_checks",
+    "design_table",
+    "deviations",
     "draw_design",
+    "Draws",
     "explorer",
     "figure1",
+    "figure1_draws",
     "figure1_summary",
+    "grade_study",
+    "Graded",
     "leave_one_group_out",
+    "logo_draws",
     "logo_summary",
+    "LogoDraws",
+    "map_adequacy",
     "plan",
     "plot_depths",
+    "plot_draws",
     "plot_figure1",
     "pooled_map",
     "run_study",
     "sample_infap",
     "sample_statistics",
+    "sensitivity",
     "settings",
+    "Study",
     "subsample_scores",
+    "survives",
     "title_words",
     "titlestat",
     "titlestat_example",
     "titlestat_rel",
     "titlestat_sets",
+    "uniform_comparison",
     "unique_group",
 ]

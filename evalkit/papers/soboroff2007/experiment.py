@@ -2,14 +2,15 @@
 
 The relevance-based sample itself is :func:`evalkit.judging.relevance_sampling.relevance_sample`; here: the
 sample's statistics beside the paper's (Sec. 2), the scores on the pool and the sample and Figure 1 (Sec. 3),
-leave one group out (Sec. 5), the subsamples' infAP and the analyses of variance (Sec. 6), and :func:`run_study`,
-the whole computation (what the notebook and ``bench/bench_soboroff2007.py`` run). The readings these functions
-make of the paper are in the package docstring (:mod:`evalkit.papers.soboroff2007`).
+leave one group out (Sec. 5), the subsamples' infAP and the analyses of variance (Sec. 6). The whole computation
+is :func:`evalkit.papers.soboroff2007.study.run_study`. The readings these functions make of the paper are in the
+package docstring (:mod:`evalkit.papers.soboroff2007`).
 
-The summaries :func:`run_study` fills its :class:`Study` with (:func:`sample_statistics`, :func:`figure1_summary`,
-:func:`logo_summary`, the ANOVAs) are here rather than in :mod:`evalkit.papers.soboroff2007.tables`, so that
-imports flow one way (tables builds on this module, not the reverse). Every random choice takes a seed: ``seed``
-draws the sample, ``seed + 1`` the subsamples (scored in this process, one vectorized draw; no worker pool).
+The summaries a :class:`~evalkit.papers.soboroff2007.study.Study` holds (:func:`sample_statistics`,
+:func:`figure1_summary`, :func:`logo_summary`, the ANOVAs) are here rather than in
+:mod:`evalkit.papers.soboroff2007.tables`, so that imports flow one way (tables builds on this module, not the
+reverse). Every random choice takes a seed (the subsamples are scored in this process, the rankings' judged
+positions found once for all of them; no worker pool).
 """
 
 from __future__ import annotations
@@ -21,21 +22,14 @@ import pandas as pd
 from scipy import stats as sps
 
 from evalkit.data.collection import Collection, JudgedSet
-from evalkit.judging.relevance_sampling import (
-    DEFAULTS,
-    RelevanceSample,
-    pool_subsamples,
-    relevance_sample,
-    subsample_qrels,
-)
+from evalkit.judging.relevance_sampling import RelevanceSample, pool_subsamples, subsample_qrels
 from evalkit.measures.evaluation import score_matrix
-from evalkit.measures.inferred import trec_infap
+from evalkit.measures.inferred import inferred_measures, judged_positions, trec_infap
 from evalkit.papers.soboroff2007.paper import PAPER_FIGURE1, PAPER_POOL, PAPER_SAMPLE
 from evalkit.stats import kendall_tau, pearson
 
 __all__ = [
     "AnovaResult",
-    "Study",
     "anova_per_run",
     "anova_topic_sample",
     "figure1",
@@ -43,7 +37,6 @@ __all__ = [
     "leave_one_group_out",
     "logo_summary",
     "pooled_map",
-    "run_study",
     "sample_infap",
     "sample_statistics",
     "subsample_scores",
@@ -184,10 +177,55 @@ def unique_group(collection: Collection, runs, depth, codes: np.ndarray, topic: 
     return np.where(found, sole[pos] if len(ukey) else -2, -2)
 
 
-def _drop(qrels: JudgedSet, remove: np.ndarray) -> JudgedSet:
-    keep = ~remove
+@dataclass(frozen=True)
+class _HeldOut:
+    """One held-out group's part of leave one group out: its runs (``members``, a sub-collection ``sub`` of them
+    with its own copy of ``docs``), the pool's and the sample's qrels lines it keeps, and where the kept sample
+    lines stand in its runs (``positions``: every draw of the design has the same lines, so found once)."""
+
+    code: int
+    members: np.ndarray
+    sub: Collection
+    keep_sample: np.ndarray
+    positions: object
+    pool_removed: int
+    sample_removed: int
+    map_held_out: np.ndarray
+
+
+def _held_out_groups(collection: Collection, sample: RelevanceSample, runs) -> tuple:
+    """The groups to hold out (those with a pooling run) and each one's :class:`_HeldOut` part."""
+    pool_runs = collection.judged_runs if isinstance(runs, str) and runs == "judged" else runs
+    pool_idx = collection._indices(pool_runs, collection.run_names, "runs")
+    groups = collection.runs_info["group"].astype(str).to_numpy()
+    names, codes = np.unique(groups, return_inverse=True)
+    phase1 = sample.params["phase1_depth"]
+    sole_pool = unique_group(collection, pool_idx, phase1, codes, sample.pool_qrels.topic, sample.pool_qrels.doc)
+    sole_sample = unique_group(collection, pool_idx, sample.depth, codes, sample.qrels.topic, sample.qrels.doc)
+    parts = []
+    for g in np.unique(codes[pool_idx]):
+        members = np.flatnonzero(codes == g)
+        sub = collection.subset(runs=members)
+        # a copy, not a view: evalkit.measures.inferred's entry index adds topic offsets in place to what it takes
+        # for its own (T, S, D) copy, and for a single run (S = 1) that "copy" is a view of the collection's docs
+        sub = replace(sub, docs=np.array(sub.docs, copy=True))
+        keep_sample = sole_sample != g
+        positions = judged_positions(sub, _keep(sample.qrels, keep_sample))
+        parts.append(_HeldOut(int(g), members, sub, keep_sample, positions, int((sole_pool == g).sum()),
+                              int((sole_sample == g).sum()),
+                              _means(score_matrix(sub, "AP", _keep(sample.pool_qrels, sole_pool != g)))))
+    return names, codes, pool_idx, parts
+
+
+def _keep(qrels: JudgedSet, keep: np.ndarray) -> JudgedSet:
     return JudgedSet(qrels.topic[keep], qrels.doc[keep], qrels.grade[keep],
                      None if qrels.stratum is None else qrels.stratum[keep], qrels.n_topics, qrels.n_docs)
+
+
+def _trec_infap_within(collection: Collection, qrels: JudgedSet, positions) -> np.ndarray:
+    """trec_eval's infAP (:func:`evalkit.measures.inferred.trec_infap`) with the rankings' judged positions found
+    once for every draw of a design (the same values, bit for bit)."""
+    return inferred_measures(collection, qrels, ["trec_infAP"], max_rank=None, within=positions)["trec_infAP"]
 
 
 def _rank_against(others_full: np.ndarray, value: np.ndarray, self_index: np.ndarray) -> np.ndarray:
@@ -197,41 +235,15 @@ def _rank_against(others_full: np.ndarray, value: np.ndarray, self_index: np.nda
     return 1 + above - self_above
 
 
-def leave_one_group_out(collection: Collection, sample: RelevanceSample, runs=None, map_matrix=None,
-                        infap_matrix=None) -> pd.DataFrame:
-    """Per held-out run: full and held-out MAP (pool) and infAP (sample), absolute score changes and rank
-    changes (see the package docstring, :mod:`evalkit.papers.soboroff2007`, for the reading). ``runs``: the
-    pooling runs (default: the judged runs, as the sample was built)."""
-    if runs is None:
-        runs = sample.params.get("runs", "judged")
-    pool_runs = collection.judged_runs if isinstance(runs, str) and runs == "judged" else runs
-    pool_idx = collection._indices(pool_runs, collection.run_names, "runs")
-    groups = collection.runs_info["group"].astype(str).to_numpy()
-    names, codes = np.unique(groups, return_inverse=True)
-    map_matrix = pooled_map(collection, sample) if map_matrix is None else map_matrix
-    infap_matrix = sample_infap(collection, sample) if infap_matrix is None else infap_matrix
-    map_full, infap_full = _means(map_matrix), _means(infap_matrix)
-
-    phase1 = sample.params["phase1_depth"]
-    sole_pool = unique_group(collection, pool_idx, phase1, codes, sample.pool_qrels.topic, sample.pool_qrels.doc)
-    sole_sample = unique_group(collection, pool_idx, sample.depth, codes, sample.qrels.topic, sample.qrels.doc)
-
+def _logo_frame(names, codes, pool_idx, parts, map_full, infap_full, infap_held) -> pd.DataFrame:
     rows = []
-    for g in np.unique(codes[pool_idx]):
-        members = np.flatnonzero(codes == g)
-        sub = collection.subset(runs=members)
-        # a copy, not a view: evalkit.measures.inferred's entry index adds topic offsets in place to what it takes
-        # for its own (T, S, D) copy, and for a single run (S = 1) that "copy" is a view of the collection's docs
-        sub = replace(sub, docs=np.array(sub.docs, copy=True))
-        m = _means(score_matrix(sub, "AP", _drop(sample.pool_qrels, sole_pool == g)))
-        i = _means(trec_infap(sub, _drop(sample.qrels, sole_sample == g)))
+    for part, held in zip(parts, infap_held):
+        m = part.members
         rows.append(pd.DataFrame({
-            "run": collection.run_names[members], "group": names[g], "index": members,
-            "judged": np.isin(members, pool_idx),
-            "pool_docs_removed": int((sole_pool == g).sum()), "sample_docs_removed": int((sole_sample == g).sum()),
-            "sample_judged_removed": int(((sole_sample == g) & (sample.qrels.grade >= 0)).sum()),
-            "MAP_full": map_full[members], "MAP_held_out": m,
-            "infAP_full": infap_full[members], "infAP_held_out": i,
+            "group": names[part.code], "index": m, "judged": np.isin(m, pool_idx),
+            "pool_docs_removed": part.pool_removed, "sample_docs_removed": part.sample_removed,
+            "MAP_full": map_full[m], "MAP_held_out": part.map_held_out,
+            "infAP_full": infap_full[m], "infAP_held_out": held,
         }))
     frame = pd.concat(rows, ignore_index=True)
     idx = frame["index"].to_numpy()
@@ -241,6 +253,22 @@ def leave_one_group_out(collection: Collection, sample: RelevanceSample, runs=No
         frame[f"{name}_rank_full"] = _rank_against(full, full[idx], idx)
         frame[f"{name}_rank_held_out"] = _rank_against(full, held, idx)
         frame[f"{name}_rank_change"] = frame[f"{name}_rank_held_out"] - frame[f"{name}_rank_full"]
+    return frame
+
+
+def leave_one_group_out(collection: Collection, sample: RelevanceSample, runs=None, map_matrix=None,
+                        infap_matrix=None) -> pd.DataFrame:
+    """Per held-out run: full and held-out MAP (pool) and infAP (sample), absolute score changes and rank
+    changes (see the package docstring, :mod:`evalkit.papers.soboroff2007`, for the reading). ``runs``: the
+    pooling runs (default: the judged runs, as the sample was built)."""
+    if runs is None:
+        runs = sample.params.get("runs", "judged")
+    map_matrix = pooled_map(collection, sample) if map_matrix is None else map_matrix
+    infap_matrix = sample_infap(collection, sample) if infap_matrix is None else infap_matrix
+    names, codes, pool_idx, parts = _held_out_groups(collection, sample, runs)
+    held = [_means(_trec_infap_within(p.sub, _keep(sample.qrels, p.keep_sample), p.positions)) for p in parts]
+    frame = _logo_frame(names, codes, pool_idx, parts, _means(map_matrix), _means(infap_matrix), held)
+    frame["run"] = collection.run_names[frame["index"].to_numpy()]
     return frame.drop(columns="index").set_index("run")
 
 
@@ -274,16 +302,15 @@ def subsample_scores(collection: Collection, sample: RelevanceSample, n_subsampl
                      progress: bool = False) -> np.ndarray:
     """(K, S, T) trec_eval infAP of every run on every topic for ``n_subsamples`` random subsamples of the
     phase-1 pool drawn at the sample's per-topic rates (:func:`evalkit.judging.relevance_sampling.pool_subsamples`:
-    all subsamples drawn in one vectorized step; each is then scored)."""
+    all subsamples drawn in one vectorized step; each is then scored, the rankings' positions of the pool found
+    once for all of them). ``progress``: a progress bar that moves as subsamples are scored."""
     grades = pool_subsamples(sample.pool_qrels, sample.rate, n_subsamples, seed)
     out = np.empty((len(grades), collection.n_runs, collection.n_topics))
-    iterator = range(len(grades))
-    if progress:
-        from tqdm.auto import tqdm
+    positions = judged_positions(collection, sample.pool_qrels)
+    from tqdm.auto import tqdm
 
-        iterator = tqdm(iterator, desc="subsamples")
-    for k in iterator:
-        out[k] = trec_infap(collection, subsample_qrels(sample.pool_qrels, grades[k]))
+    for k in tqdm(range(len(grades)), desc="subsamples scored", disable=not progress):
+        out[k] = _trec_infap_within(collection, subsample_qrels(sample.pool_qrels, grades[k]), positions)
     return out
 
 
@@ -361,6 +388,11 @@ def anova_topic_sample(scores: np.ndarray, alpha: float = 0.05, topics=None) -> 
     ss_inter = S * ((cell - sample_mean[:, None] - topic_mean[None, :] + grand) ** 2).sum()
     ss_within = ((y - cell[:, None, :]) ** 2).sum()
     ss_res = max(ss_total - ss_topic - ss_sample, 0.0)
+    # sums of squares at the level of floating-point rounding are 0 (every subsample the same, e.g. at rate 1.0:
+    # F would be a ratio of two rounding errors)
+    noise = 1e-12 * max(ss_total, np.finfo(float).tiny)
+    ss_sample, ss_inter, ss_res, ss_within = (v if v > noise else 0.0 for v in (ss_sample, ss_inter, ss_res,
+                                                                                 ss_within))
     df_topic, df_sample = T - 1, K - 1
     df_res = K * S * T - 1 - df_topic - df_sample
     table = _anova_frame({"topic": (ss_topic, df_topic), "sample": (ss_sample, df_sample),
@@ -414,47 +446,3 @@ def anova_per_run(scores: np.ndarray, run_names=None, alpha: float = 0.05) -> pd
         "p_topic": p_topic,
         "sample_significant": p_sample < alpha,
     }, index=index)
-
-
-@dataclass
-class Study:
-    """Everything the notebook shows: the sample, the score matrices, Figure 1, leave-one-group-out, ANOVAs."""
-
-    sample: RelevanceSample
-    statistics: pd.DataFrame
-    map_matrix: np.ndarray
-    infap_matrix: np.ndarray
-    figure1: pd.DataFrame
-    figure1_summary: pd.DataFrame
-    logo: pd.DataFrame
-    logo_summary: pd.DataFrame
-    subsample_scores: np.ndarray
-    anova: AnovaResult
-    anova_runs: pd.DataFrame
-
-
-def run_study(collection: Collection, runs=None, *, phase1_depth: int = DEFAULTS["phase1_depth"],
-              rpt: float = DEFAULTS["rpt"], slope: float = DEFAULTS["slope"], budget: int = DEFAULTS["budget"],
-              max_depth="judged", n_subsamples: int = 100, seed: int = 0, alpha: float = 0.05,
-              progress: bool = False) -> Study:
-    """The paper's whole computation on ``collection``. ``seed`` draws the sample; ``seed + 1`` the subsamples."""
-    sample = relevance_sample(collection, runs, phase1_depth=phase1_depth, rpt=rpt, slope=slope, budget=budget,
-                              max_depth=max_depth, seed=seed)
-    map_matrix = pooled_map(collection, sample)
-    infap_matrix = sample_infap(collection, sample)
-    fig = figure1(collection, sample, map_matrix, infap_matrix)
-    logo = leave_one_group_out(collection, sample, runs, map_matrix, infap_matrix)
-    scores = subsample_scores(collection, sample, n_subsamples, seed + 1, progress)
-    return Study(
-        sample=sample,
-        statistics=sample_statistics(sample),
-        map_matrix=map_matrix,
-        infap_matrix=infap_matrix,
-        figure1=fig,
-        figure1_summary=figure1_summary(fig),
-        logo=logo,
-        logo_summary=logo_summary(logo),
-        subsample_scores=scores,
-        anova=anova_topic_sample(scores, alpha, collection.topics),
-        anova_runs=anova_per_run(scores, collection.run_names, alpha),
-    )

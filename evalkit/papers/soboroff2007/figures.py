@@ -1,5 +1,6 @@
-"""Soboroff (2007): the figures (matplotlib / seaborn): the sample's depth per topic, Figure 1, and both side by
-side for a design (what the explorer redraws)."""
+"""Soboroff (2007): the figures (matplotlib / seaborn): the sample's depth per topic, Figure 1, Figure 1's figures
+over many draws (:func:`plot_draws`), and the depths and Figure 1 side by side for a design (what the explorer
+redraws)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from evalkit.data.collection import Collection
 from evalkit.judging.relevance_sampling import DEFAULTS, RelevanceSample, relevance_sample
 from evalkit.papers.soboroff2007.experiment import figure1, pooled_map
 
-__all__ = ["draw_design", "plot_depths", "plot_figure1"]
+__all__ = ["draw_design", "plot_depths", "plot_draws", "plot_figure1"]
 
 
 def plot_depths(sample: RelevanceSample, ax=None, title: str | None = None):
@@ -52,6 +53,37 @@ def plot_figure1(frame: pd.DataFrame, ax=None, title: str | None = None, phase1_
     text = title or f"infAP < MAP for {lower} of {len(frame)} runs"
     return estimate_vs_truth(frame.MAP_pool, frame.infAP_sample, frame.judged, ax=ax, title=text,
                              xlabel=f"MAP, depth-{phase1_depth} pool", ylabel="infAP, relevance-based sample")
+
+
+def plot_draws(draws, share: float = 0.10, near_full: float = 0.9):
+    """Figure 1's figures over the draws of one design (:class:`~evalkit.papers.soboroff2007.draws.Draws`): Kendall's
+    tau a draw (the paper's 0.8 dashed), the runs whose infAP is not below MAP a draw (``share`` of the runs dotted:
+    the grading threshold), and per topic the mean over runs and draws of |infAP - MAP| against the design's rate
+    (``near_full`` dotted: the "nearly 100%" topics right of it)."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    per = draws.per_draw
+    fig, axes = plt.subplots(1, 3, figsize=(14, 3.6))
+    sns.histplot(per.tau, ax=axes[0], bins=min(15, max(3, draws.n)))
+    axes[0].axvline(0.8, color="C3", ls="--", lw=1, label="TB06: 0.8")
+    axes[0].set_xlabel("Kendall's tau, MAP (pool) vs infAP (sample)")
+    axes[0].legend(fontsize=8)
+    runs = int(per.runs.iloc[0])
+    sns.histplot(per.not_lower, ax=axes[1], discrete=True)
+    axes[1].axvline(share * runs, color="C3", ls=":", lw=1, label=f"{share:.0%} of {runs} runs")
+    axes[1].set_xlabel("runs whose infAP is not below MAP")
+    axes[1].legend(fontsize=8)
+    topics = draws.topic_table()
+    sns.scatterplot(data=topics, x="rate", y="mean |infAP - MAP|", hue="near_full", ax=axes[2], legend=False)
+    axes[2].axvline(near_full, color="0.4", ls=":", lw=1)
+    axes[2].set_xlabel("the topic's sampling rate")
+    axes[2].set_title(f"a dot a topic; orange: sampled at >= {near_full:.0%}", fontsize=9)
+    for ax in axes[:2]:
+        ax.set_ylabel("draws")
+    fig.suptitle(f"over {draws.n} draws of the same design", fontsize=10)
+    fig.tight_layout()
+    return fig
 
 
 def draw_design(collection: Collection, rpt: float = DEFAULTS["rpt"], phase1_depth: int = DEFAULTS["phase1_depth"],

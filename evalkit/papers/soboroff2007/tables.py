@@ -1,5 +1,5 @@
 """Soboroff (2007): titlestat (Sec. 4), from judged documents and a caller's text source to DataFrames, the
-paper's values beside.
+paper's values beside; and the table of where this replication deviates from the paper (:func:`deviations`).
 
 TREC run files carry no document text, so titlestat is computed over a caller-supplied text source
 (:func:`titlestat_example` is a tiny made-up collection of texts). The study's other tables (the sample's
@@ -20,7 +20,8 @@ from evalkit.data.collection import Collection, JudgedSet
 from evalkit.judging.relevance_sampling import RelevanceSample
 from evalkit.papers.soboroff2007.paper import PAPER_TITLESTAT
 
-__all__ = ["STOPWORDS", "title_words", "titlestat", "titlestat_example", "titlestat_rel", "titlestat_sets"]
+__all__ = ["STOPWORDS", "deviations", "title_words", "titlestat", "titlestat_example", "titlestat_rel",
+           "titlestat_sets"]
 
 #: A short English stop list (articles, prepositions, auxiliaries) for title words.
 STOPWORDS = frozenset(
@@ -132,3 +133,79 @@ def titlestat_example() -> dict:
         "pool": {"1": ["d1", "d2", "d3"], "2": ["e1", "e2"]},
         "sample_below": {"1": ["d4", "d5"], "2": ["e3", "e4"]},
     }
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# where this replication deviates from the paper
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def deviations(collection: Collection, plan, study, sweep: pd.DataFrame | None = None) -> pd.DataFrame:
+    """What differs from the paper, why, and its effect (computed where it can be), one row a deviation: the
+    collection, the depth cap, the reconstructed slope (its effect from the ``sweep`` of
+    :func:`evalkit.papers.soboroff2007.sensitivity.sensitivity` when given), the phase-1 depth, the pooling runs,
+    the draws, the lost leave-one-group-out table, the ANOVA's model, titlestat, the truth of "adequate to compute
+    MAP", and the sizes when they are not the paper's. ``study``: a :class:`~evalkit.papers.soboroff2007.study.Study`
+    with its draws."""
+    from evalkit.papers.soboroff2007.paper import PAPER_POOL
+    from evalkit.papers.soboroff2007.presets import PRESETS
+
+    sample, t = study.sample, study.sample.table
+    s = sample.summary()
+    T, cap = len(t), plan.max_depth
+    per = study.draws.per_draw
+    rows = [
+        ("the collection: " + str(collection.name) + " instead of TREC 2006 Terabyte (GOV2, 50 topics)",
+         "the paper's runs and judgments are not available here",
+         "values (depths, counts, tau) are not comparable and are not graded; claims about the method are graded "
+         "as directions"),
+        (f"sample depths capped at the judged depth {cap} (TB06: up to 1252)",
+         "below the judged depth the qrels know nothing",
+         f"the cap sets the depth of {s['topics_capped']} of {T} topics (mean depth {s['depth_uncapped_mean']:.0f} "
+         f"before the cap, {s['depth_mean']:.0f} after)"),
+    ]
+    slope_why = "the paper's value and formulas were lost when its text was extracted"
+    if sweep is not None:
+        from evalkit.papers.soboroff2007.sensitivity import survives
+
+        kept = survives(sweep, plan.slope).dropna().astype(bool)
+        effect = (f"{int(kept.sum())} of {len(kept)} rated claims keep their rating at every slope of "
+                  f"{', '.join(f'{v:g}' for v in sweep.index)} where they are rated" +
+                  (f"; changed: {', '.join(kept.index[~kept])}" if (~kept).any() else ""))
+    else:
+        effect = "re-graded at other slopes by the sweep over the slope (the notebook's last section)"
+    rows.append((f"slope {plan.slope:g} per {plan.phase1_depth} ranks (the kit's reading)", slope_why, effect))
+    if plan.phase1_depth != 50:
+        rows.append((f"phase-1 depth {plan.phase1_depth} instead of 50",
+                     "scaled to the judged depth (the paper's 50 of TREC-8's 100)" if plan.notes and
+                     "scaled" in plan.notes[0] else "set by the user",
+                     f"{s['pool_docs_per_topic']:.0f} documents a topic in the phase-1 pool (TB06: 640)"))
+    judged = int(collection.judged_runs.sum()) if "judged" in collection.runs_info else 0
+    rows.append((f"the phase-1 pool: the {judged} runs that built this collection's pools (TB06: a subset of the "
+                 "runs)", "the kit pools the runs the collection marks as judged",
+                 f"{s['pool_docs_per_topic']:.0f} documents, {s['pool_relevant_per_topic']:.1f} relevant a topic "
+                 f"(TB06: {PAPER_POOL['docs_per_topic']}, {PAPER_POOL['relevant_per_topic']})"))
+    rows.append((f"the sample drawn {study.draws.n} times (the paper: once)",
+                 "one draw is one outcome of a random design; a claim is graded on the spread",
+                 f"Kendall's tau {per.tau.min():.3f}-{per.tau.max():.3f}, runs not lower {int(per.not_lower.min())}-"
+                 f"{int(per.not_lower.max())} over the draws"))
+    rows.append(("leave one group out: the paper's table is lost", "the text kept only its conclusion",
+                 "only the conclusion is graded (infAP ranks move less, scores change similarly)"))
+    a = study.anova
+    rows.append(("the ANOVA's model: two readings (runs as replicates; topic x sample as the error)",
+                 "the paper does not give its model", f"p of the sample effect {a.sample_p:.3g} and "
+                 f"{a.sample_p_mixed:.3g}; only the first is the paper's literal reading"))
+    rows.append(("titlestat not computed", "run files carry no document text", "its three values are not graded"))
+    if study.adequacy is not None:
+        rows.append(("\"adequate to compute MAP\": MAP on the phase-1 pool against the collection's full qrels",
+                     "TB06 had no complete judgments to compare with; this collection's qrels are the truth here",
+                     f"mean relative error {study.adequacy.relative_error.mean():.3f} over "
+                     f"{len(study.adequacy)} pooling runs"))
+    sizes = {k: plan[k] for k in ("n_subsamples", "n_draws", "logo_draws")}
+    paper = {k: PRESETS["paper"][k] for k in sizes}
+    if sizes != paper:
+        rows.append((", ".join(f"{k} {v}" for k, v in sizes.items() if v != paper[k]) + " (paper preset: " +
+                     ", ".join(f"{paper[k]}" for k in sizes if sizes[k] != paper[k]) + ")",
+                     "a smaller run (preset or value set)", "claims a size cannot support say 'not rated at class "
+                     "size'"))
+    return pd.DataFrame(rows, columns=["what differs from the paper", "why", "effect"])

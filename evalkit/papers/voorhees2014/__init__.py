@@ -16,10 +16,15 @@ The experiment (Sec. 2), as :func:`run_experiment` runs it:
    scored with infAP (xinfAP), infNDCG@100 and infP@10; each measure's significant pairs are classified against
    the gold ones (true positive, true negative, miss, false alarm, inversion; accuracy counts an inversion as a
    miss and a false alarm) and the estimated R̂ per topic is correlated with the gold R (Pearson).
-3. **Tables**: :func:`table1` (mean judgment-set size), :func:`table2` (accuracy of the significant pairs: mean,
-   min and max over trials, and the mean category counts), :func:`table3` (mean Pearson correlation of R̂ with
-   R), :func:`figure1_data` (per topic R̂ over trials: min, max, mean, gold) and :func:`low_estimate_topics` (the
-   topics whose mean R̂ under pool25 is below 20; the paper lists nine).
+3. **Tables**: :func:`table1` (mean judgment-set size), :func:`table2` (accuracy of the significant pairs: mean
+   with its 95% bootstrap interval over the trials, min and max, and the mean category counts), :func:`table3`
+   (mean Pearson correlation of R̂ with R, with its interval), :func:`figure1_data` (per topic R̂ over trials:
+   min, max, mean, gold), :func:`low_estimate_topics` (the topics whose mean R̂ under pool25 is below 20; the
+   paper lists nine) and :func:`r_hat_impact` (what R̂'s error does to infAP and infNDCG: each sample scored
+   again with the gold R, :func:`with_gold_r`).
+4. **Claims** (:func:`claims`): the paper's statements rated by the written rules (:mod:`evalkit.claims.rules`)
+   on intervals over the trials; :func:`rate_sensitivity` re-rates them with the reconstructed rates scaled, and
+   :func:`deviations` lists where the replication differs from the paper.
 
 Seeds. Trial k gets ``run_trials``' k-th seed; the half-split is ``default_rng(trial_seed).permutation`` of the
 judged runs, and each strategy's sample uses ``SeedSequence([trial_seed, crc32(strata)])`` so it depends only on
@@ -47,9 +52,11 @@ The paper's Tables 1-3 are not legible in our copy of the text (only their capti
 them, and :data:`PAPER_LOW_R` the nine (gold, estimated) R pairs it prints for Figure 1.
 
 The package's modules, one job each (the same in every paper's package): ``paper`` (the paper's figures and
-sentences as data), ``presets`` (run sizes), ``plan`` (needs, scaling to the collection), ``experiment`` (gold,
-trials, results), ``tables`` (results to DataFrames, kit beside paper), ``figures`` (drawing), ``explorer``
-(widgets) and ``claims`` (claims rows). The names below are re-exported from them.
+sentences as data), ``presets`` (run sizes), ``plan`` (parameters checked, needs, scaling to the collection and
+whether it keeps the paper's ratios), ``experiment`` (gold, trials, results), ``tables`` (results to DataFrames,
+kit beside paper, the deviations), ``findings`` (the sentences that state results), ``figures`` (drawing),
+``explorer`` (widgets), ``claims`` (claims rows) and ``sensitivity`` (the reconstructed rates swept). The names
+below are re-exported from them.
 """
 
 from evalkit.papers.voorhees2014.paper import (
@@ -63,8 +70,8 @@ from evalkit.papers.voorhees2014.paper import (
     PAPER_TABLE2,
     PAPER_TABLE3,
 )
-from evalkit.papers.voorhees2014.presets import PRESETS, settings
-from evalkit.papers.voorhees2014.plan import plan
+from evalkit.papers.voorhees2014.presets import DEFAULT_RATE_FACTORS, PRESETS, settings
+from evalkit.papers.voorhees2014.plan import plan, scaling_check
 from evalkit.papers.voorhees2014.experiment import (
     DEFAULT_SEED,
     Gold,
@@ -77,20 +84,26 @@ from evalkit.papers.voorhees2014.experiment import (
     run_trial,
     split_judged_runs,
     strategy_seed,
+    with_gold_r,
 )
 from evalkit.papers.voorhees2014.tables import (
     check_judgment_sizes,
     compare_low_r,
+    deviations,
     figure1_data,
     low_estimate_topics,
+    r_hat_impact,
     table1,
     table2,
+    table2_text,
     table2_wide,
     table3,
 )
 from evalkit.papers.voorhees2014.figures import draw_explorer
 from evalkit.papers.voorhees2014.explorer import strategy_explorer
 from evalkit.papers.voorhees2014.claims import claims
+from evalkit.papers.voorhees2014.sensitivity import rate_sensitivity, scale_rates
+from evalkit.papers.voorhees2014 import findings
 
 __all__ = [
     "DEFAULT_STRATEGIES",
@@ -106,6 +119,7 @@ __all__ = [
     "Gold",
     "Voorhees2014Result",
     "plan",
+    "scaling_check",
     "prepare",
     "split_judged_runs",
     "strategy_seed",
@@ -115,12 +129,20 @@ __all__ = [
     "table1",
     "table2",
     "table2_wide",
+    "table2_text",
     "table3",
+    "r_hat_impact",
+    "deviations",
+    "with_gold_r",
     "figure1_data",
     "low_estimate_topics",
     "check_judgment_sizes",
     "compare_low_r",
     "claims",
+    "rate_sensitivity",
+    "scale_rates",
+    "findings",
+    "DEFAULT_RATE_FACTORS",
     "custom_strategy",
     "custom_trial",
     "strategy_explorer",

@@ -20,6 +20,7 @@ from evalkit.measures.evaluation import score_matrix
 from evalkit.measures.inferred import (
     JudgedPositions,
     estimated_relevant,
+    ideal_dcg,
     inferred_measures,
     judged_positions,
 )
@@ -33,6 +34,11 @@ from evalkit.stats import (
 )
 
 DEFAULT_SEED = 2014
+#: NDCG's cut-off in :data:`MEASURES` (infNDCG@100 against nDCG@100)
+NDCG_CUTOFF = int(MEASURES["NDCG"][0].rsplit("@", 1)[1])
+#: the measures whose inferred value divides by an estimate of R (infAP by R̂, infNDCG by the ideal DCG of the
+#: estimated grade counts); infP@10 does not use R̂
+R_MEASURES = ("MAP", "NDCG")
 
 
 # ------------------------------------------------------------------------------------------------ gold
@@ -44,7 +50,9 @@ class Gold:
 
     ``scores[measure]`` (S, T) gold scores on the full qrels and ``signs[measure]`` (S, S) int8 significance
     signs, keyed by the paper's measure names (:data:`MEASURES`); ``R`` (T,) relevant documents per topic;
-    ``judged`` the indices of the judged runs (the runs a trial splits in half).
+    ``judged`` the indices of the judged runs (the runs a trial splits in half); ``ideal`` (T,) the ideal DCG at
+    NDCG's cut-off from the gold grade counts (what infNDCG's ideal list would be with R̂ exact: see
+    :func:`with_gold_r`).
     """
 
     collection: Collection = field(repr=False)
@@ -54,6 +62,7 @@ class Gold:
     judged: np.ndarray
     alpha: float
     measures: tuple[str, ...]
+    ideal: np.ndarray | None = None
 
 
 def prepare(collection: Collection, alpha: float = 0.05, measures: Sequence[str] = tuple(MEASURES),
@@ -86,8 +95,31 @@ def prepare(collection: Collection, alpha: float = 0.05, measures: Sequence[str]
     else:
         raise ValueError(f"gold must be 'auto', 'traditional' or 'inferred', got {gold!r}")
     signs = {m: significant_pairs(scores[m], alpha) for m in measures}
-    return Gold(collection, scores, signs, R, judged, float(alpha), measures)
+    # the ideal DCG of the gold grade counts (a traditional gold's qrels are one stratum, every line judged:
+    # the estimated counts are the counts); for an inferred gold, the full sample's estimate
+    ideal = ideal_dcg(collection.qrels, NDCG_CUTOFF)
+    return Gold(collection, scores, signs, R, judged, float(alpha), measures, ideal)
 
+
+
+def with_gold_r(gold: Gold, measure: str, values: np.ndarray, r_hat: np.ndarray, ideal_hat: np.ndarray
+                ) -> np.ndarray:
+    """(S, T) scores of ``measure`` on a sample with the gold R in place of its estimate, the rest of the sample
+    unchanged: what the paper's Sec. 4 remark ("the quality of the estimate of R has a bigger impact on infAP than
+    it does on infNDCG") is about.
+
+    xinfAP is a sum over the sampled relevant retrieved documents divided by R̂ (Yilmaz et al. 2008, Sec. 3;
+    :mod:`evalkit.measures.inferred`), so with R it is ``infAP * R̂ / R``; infNDCG@k is the estimated DCG divided
+    by the ideal DCG of the estimated grade counts, so with the gold counts it is ``infNDCG * ideal(R̂) /
+    ideal(R)``. A topic whose gold R (or ideal DCG) is 0 scores 0, as it does in the gold. ``values``: the
+    sample's (S, T) scores of ``measure``; ``r_hat`` / ``ideal_hat`` (T,) its estimates."""
+    if measure == "MAP":
+        factor = np.divide(r_hat, gold.R, out=np.zeros(len(gold.R)), where=gold.R > 0)
+    elif measure == "NDCG":
+        factor = np.divide(ideal_hat, gold.ideal, out=np.zeros(len(gold.R)), where=gold.ideal > 0)
+    else:
+        raise ValueError(f"{measure} does not use R̂; measures that do: {', '.join(R_MEASURES)}")
+    return values * factor[None, :]
 
 
 def as_gold(data, alpha: float = 0.05) -> Gold:
@@ -124,7 +156,10 @@ def evaluate_strategy(gold: Gold, strategy: Strategy | str, half, trial_seed: in
                       within: JudgedPositions | None = None) -> dict:
     """Sample one strategy from the pool of the runs ``half`` (indices), score every run with the inferred
     measures, compare with the gold. Returns ``judged`` (T,) judgments per topic, ``counts`` (M, 5) pair
-    categories, ``accuracy`` (M,), ``r_hat`` (T,) and ``r_corr`` (Pearson of R̂ with the gold R).
+    categories, ``accuracy`` (M,), ``r_hat`` (T,), ``r_corr`` (Pearson of R̂ with the gold R), and for the
+    measures that use R̂ (NaN for the others) what R̂'s error does (:func:`with_gold_r`): ``score_shift`` (M,),
+    how far the scores move when the gold R replaces R̂ (sum over runs and topics of |change|, relative to the sum
+    of the gold scores), and ``accuracy_gold_r`` (M,), the accuracy with the gold R in place of R̂.
 
     ``within``: :func:`evalkit.measures.inferred.judged_positions` of a sample from a pool of the same half at least
     as deep (:func:`run_trial` passes its deepest strategy's): the ranked documents are taken from it, not looked up
@@ -140,18 +175,29 @@ def _evaluate_strategy(gold: Gold, strategy: Strategy, half, trial_seed: int, wi
         within = judged_positions(collection, result.qrels)
     names = [MEASURES[m][0] for m in gold.measures]
     values = inferred_measures(collection, result.qrels, names, within=within)
+    r_hat = estimated_relevant(result.qrels)
+    ideal_hat = ideal_dcg(result.qrels, NDCG_CUTOFF) if gold.ideal is not None else None
     counts = np.zeros((len(gold.measures), 5), np.int64)
     accuracy = np.zeros(len(gold.measures))
+    accuracy_gold_r = np.full(len(gold.measures), np.nan)
+    score_shift = np.full(len(gold.measures), np.nan)
     for i, m in enumerate(gold.measures):
         scores = np.nan_to_num(values[MEASURES[m][0]], nan=0.0)
         c = classify_significance(gold.signs[m], significant_pairs(scores, gold.alpha))
         counts[i] = [c.true_positive, c.true_negative, c.miss, c.false_alarm, c.inversion]
         accuracy[i] = c.accuracy
-    r_hat = estimated_relevant(result.qrels)
+        if m in R_MEASURES and ideal_hat is not None:
+            exact = with_gold_r(gold, m, scores, r_hat, ideal_hat)
+            total = float(gold.scores[m].sum())
+            score_shift[i] = float(np.abs(exact - scores).sum()) / total if total > 0 else np.nan
+            signs = significant_pairs(exact, gold.alpha)
+            accuracy_gold_r[i] = classify_significance(gold.signs[m], signs).accuracy
     return {
         "judged": _judged_per_topic(result.qrels),
         "counts": counts,
         "accuracy": accuracy,
+        "accuracy_gold_r": accuracy_gold_r,
+        "score_shift": score_shift,
         "r_hat": r_hat,
         "r_corr": pearson(r_hat, gold.R),
     }, within
@@ -184,8 +230,10 @@ class Voorhees2014Result:
     """The per-trial records of :func:`run_experiment`, as long DataFrames.
 
     ``sizes``: trial, strategy, topic, judged (judgments in the sample). ``pairs``: trial, strategy, measure, the
-    five category counts, n_pairs, accuracy. ``r_hat``: trial, strategy, topic, r_hat, gold_R. ``correlation``:
-    trial, strategy, pearson (R̂ vs R). ``splits``: trial, seed, runs (names of the half pooled from).
+    five category counts, n_pairs, accuracy, and for MAP and NDCG what R̂'s error does (NaN for P(10), which does
+    not use R̂; :func:`evaluate_strategy`): "accuracy with gold R" and "score shift with gold R". ``r_hat``:
+    trial, strategy, topic, r_hat, gold_R. ``correlation``: trial, strategy, pearson (R̂ vs R). ``splits``: trial,
+    seed, runs (names of the half pooled from). ``n_runs``: the runs scored (every run of the collection).
     """
 
     dataset: str
@@ -201,6 +249,7 @@ class Voorhees2014Result:
     splits: pd.DataFrame
     gold_R: pd.Series
     seconds: float = float("nan")
+    n_runs: int = 0
 
     @property
     def strategy_names(self) -> list[str]:
@@ -236,6 +285,8 @@ def _frames(gold: Gold, strategies, records: list[dict]) -> dict:
 
     counts = np.stack([r["counts"] for r in records]) if n else np.zeros((0, K, M, 5), np.int64)
     accuracy = np.stack([r["accuracy"] for r in records]) if n else np.zeros((0, K, M))
+    gold_r = np.stack([r["accuracy_gold_r"] for r in records]) if n else np.zeros((0, K, M))
+    shift = np.stack([r["score_shift"] for r in records]) if n else np.zeros((0, K, M))
     pairs = pd.DataFrame({
         "trial": np.repeat(trials, K * M),
         "strategy": pd.Categorical(np.tile(np.repeat(names, M), n), dtype=strat_cat),
@@ -246,6 +297,8 @@ def _frames(gold: Gold, strategies, records: list[dict]) -> dict:
         pairs[cat] = flat[:, j]
     pairs["n_pairs"] = flat.sum(axis=1)
     pairs["accuracy"] = accuracy.ravel()
+    pairs["accuracy with gold R"] = gold_r.ravel()
+    pairs["score shift with gold R"] = shift.ravel()
 
     r_corr = np.stack([r["r_corr"] for r in records]) if n else np.zeros((0, K))
     correlation = pd.DataFrame({"trial": np.repeat(trials, K),
@@ -266,6 +319,7 @@ def run_experiment(
     scheduler: str | None = None,
     n_jobs: int | None = None,
     progress: bool = False,
+    desc: str = "Voorhees 2014 trials",
 ) -> Voorhees2014Result:
     """The paper's experiment: ``trials`` random half-splits of the judged runs, every strategy sampled from the
     same half, every run scored with infAP, infNDCG@100 and infP@10 (see the package docstring,
@@ -274,7 +328,8 @@ def run_experiment(
     ``data``: a collection, or a :class:`Gold` from :func:`prepare` (reuse it across calls; ``alpha`` is then
     the Gold's). ``strategies``: preset names, :class:`~evalkit.judging.stratified_sampling.Strategy` objects or
     strategy text.
-    ``scheduler`` / ``n_jobs``: as :func:`evalkit.parallel.run_trials` (default: local processes, all CPUs).
+    ``scheduler`` / ``n_jobs`` / ``progress``: as :func:`evalkit.parallel.run_trials` (default: local processes,
+    all CPUs, no bar; a notebook passes ``progress=True``); ``desc`` labels the progress bar.
     """
     started = time.perf_counter()
     gold = as_gold(data, alpha)
@@ -284,12 +339,12 @@ def run_experiment(
     # trials read the document ids and qrels only: workers get the collection without scores or docno strings
     shipped = replace(gold, collection=trial_collection(gold.collection))
     records = run_trials(run_trial, int(trials), seed, args=(shipped, strats), scheduler=scheduler, n_jobs=n_jobs,
-                         progress=progress, desc="Voorhees 2014 trials")
+                         progress=progress, desc=desc)
     frames = _frames(gold, strats, records)
     return Voorhees2014Result(
         dataset=gold.collection.name, strategies=strats, measures=gold.measures, trials=int(trials), seed=seed,
         alpha=gold.alpha, gold_R=pd.Series(gold.R, index=pd.Index(gold.collection.topics, name="topic"), name="R"),
-        seconds=time.perf_counter() - started, **frames,
+        seconds=time.perf_counter() - started, n_runs=int(gold.collection.n_runs), **frames,
     )
 
 

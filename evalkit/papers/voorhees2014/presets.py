@@ -12,6 +12,12 @@ PRESETS = {
 }
 
 
+#: the sensitivity sweep's factors on the reconstructed sampling rates (1stratum's, 2strata's and 3strata's rates
+#: below 1, each multiplied by the factor and capped at 1; the run itself is the factor 1): a third less and half
+#: more, so that the judgment-set sizes bracket the reconstruction's on either side
+DEFAULT_RATE_FACTORS = (0.67, 1.5)
+
+
 def settings(preset: str = "paper", fast: bool = False, **given):
     """The notebook's sizes: :data:`PRESETS` ``[preset]`` (``"fast"`` when ``fast``), explicit values winning
     (:func:`evalkit.papers.settings.resolve`). The strategies are then scaled to the collection by
