@@ -643,3 +643,23 @@ def test_a_shallow_collection_whose_runs_share_little_is_degenerate():
     for row in low:
         assert grade(row, {"name": "apart", "n_runs": 40, "n_topics": 30})["verdict"] == \
             f"not rated: degenerate ({plan.degenerate['overlap']})"
+
+
+def test_a_certainty_beyond_double_precision_is_not_ranked():
+    """Issue 27: a P(dMAP < 0) that rounds to 1 has lost its complement (the spacing of doubles near 1 is 1.1e-16),
+    so it ties with every other such P and cannot be ranked against a resolved 9e-67: the sentence counts those
+    instead of naming one as 'the most confident', then names the most confident resolved one."""
+    zero = pd.DataFrame({"trial": [0, 1, 2, 3], "runs": ["READWARE2 vs pir9At0", "x vs y", "fub99td vs READWARE",
+                                                          "u vs v"],
+                         "P(dMAP < 0)": [1.0, 1 - 1e-17, 9e-67, 0.98], "true dMAP": [0.18, 0.05, -0.2, 0.01],
+                         "sign right": [0.0, 0.0, 0.0, 0.0], "shortest list": [2, 3, 5, 9]})
+    assert 1 - zero["P(dMAP < 0)"][1] == 0.0  # the complement is lost
+    text = exp.confident_wrong_sentence(zero)
+    assert text.startswith(" 2 wrong predictions claimed a certainty beyond double precision (P(ΔMAP > 0) below 1e-15")
+    assert "e.g. READWARE2 vs pir9At0 on a true ΔMAP of +0.180" in text
+    assert text.endswith("Of the others, the most confident, fub99td vs READWARE, had P(ΔMAP < 0) = 9e-67 on a true "
+                         "ΔMAP of -0.200.")
+    resolved = zero.iloc[2:]
+    assert exp.confident_wrong_sentence(resolved) == (" The most confident wrong one, fub99td vs READWARE, had "
+                                                      "P(ΔMAP < 0) = 9e-67 on a true ΔMAP of -0.200.")
+    assert exp.confident_wrong_sentence(zero.assign(**{"sign right": 1.0})) == ""

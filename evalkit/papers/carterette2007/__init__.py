@@ -156,6 +156,7 @@ from evalkit.papers.carterette2007.claims import (
     alpha_of,
     claims,
     collapse_markdown,
+    confident_wrong_sentence,
     findings_markdown,
     lists_markdown,
     most_confident_wrong,
@@ -180,6 +181,7 @@ __all__ = [
     "prior_cross_validation", "prior_strength_table", "rtc_sweep", "second_opinion_collection", "sensitivity_runs",
     "strength_table",
     "topic_halves", "topic_split_sweeps", "with_rtc_from", "MIN_TRIALS", "SENSITIVE", "alpha_of", "claims",
-    "collapse_markdown", "findings_markdown", "lists_markdown", "most_confident_wrong", "prior_markdown",
+    "collapse_markdown", "confident_wrong_sentence", "findings_markdown", "lists_markdown", "most_confident_wrong",
+    "prior_markdown",
     "sensitivity", "variance_markdown",
 ]

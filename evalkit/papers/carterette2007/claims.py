@@ -59,7 +59,7 @@ from evalkit.stats import Interval, ratio_interval
 
 __all__ = ["claims", "sensitivity", "MIN_TRIALS", "W_NEAR_ZERO", "FIGURE2_MIN_PAIRS", "FIGURE2_UP_TO",
            "findings_markdown", "collapse_markdown", "variance_markdown", "prior_markdown", "lists_markdown",
-           "alpha_of", "most_confident_wrong"]
+           "alpha_of", "most_confident_wrong", "confident_wrong_sentence", "UNRESOLVED"]
 
 #: the trials a claim's rule needs (below: ``not rated at class size``): "heavy" figures (W-bar, per-bin accuracy,
 #: low-overlap and budget figures, the comparable tau of IP and MTC) are moved by a few confident mistakes; "strong"
@@ -390,12 +390,46 @@ def alpha_of(results: ExperimentResults) -> float:
 def most_confident_wrong(zero: pd.DataFrame):
     """The wrong prediction of :func:`zero_judgment_trials` claimed with the most confidence (the least
     min(P, 1 - P): P = 1e-22 and P = 1 - 1e-22 tie once 0.5 is subtracted in floating point, so the distance from
-    certainty is compared, not the distance from 0.5); None when none is wrong."""
+    certainty is compared, not the distance from 0.5); None when none is wrong. Only a P near 0 resolves that
+    distance: near 1, 1 - P is lost below :data:`UNRESOLVED` (a P that rounds to 1 ties with every other), so
+    :func:`confident_wrong_sentence` says so rather than naming one of the tied as the most confident."""
     wrong = zero[zero["sign right"] == 0]
     if not len(wrong):
         return None
     p = wrong["P(dMAP < 0)"].to_numpy(np.float64)
     return wrong.iloc[int(np.argmin(np.minimum(p, 1.0 - p)))]
+
+
+#: below this, 1 - P for a P near 1 is not resolved in double precision (its spacing near 1 is 1.1e-16)
+UNRESOLVED = 1e-15
+
+
+def confident_wrong_sentence(zero: pd.DataFrame) -> str:
+    """The sentence on the most confident wrong prediction among the zero-judgment trials (empty when none is
+    wrong). A P(dMAP < 0) near 0 is exact to its last digit; near 1 its complement is lost below
+    :data:`UNRESOLVED`, and such predictions cannot be ranked against each other or against a tiny resolved P: the
+    sentence then counts them instead of naming one as the most confident."""
+    wrong = zero[zero["sign right"] == 0]
+    if not len(wrong):
+        return ""
+    p = wrong["P(dMAP < 0)"].to_numpy(np.float64)
+    unresolved = (p >= 0.5) & (1.0 - p < UNRESOLVED)
+    if unresolved.any():
+        example = wrong[unresolved].iloc[0]
+        count = int(unresolved.sum())
+        text = (f" {count} {plural(count, 'wrong prediction')} claimed a certainty beyond double precision "
+                f"(P(ΔMAP > 0) below {UNRESOLVED:.0e}, so they cannot be ranked against each other), e.g. "
+                f"{example['runs']} on a true ΔMAP of {example['true dMAP']:+.3f}.")
+        resolved = wrong[~unresolved]
+        if not len(resolved):
+            return text
+        best = most_confident_wrong(resolved)
+        prefix = " Of the others, the most confident"
+    else:
+        text, best, prefix = "", most_confident_wrong(wrong), " The most confident wrong one"
+    prob = best["P(dMAP < 0)"]
+    said = f"P(ΔMAP < 0) = {prob:.2g}" if prob < 0.5 else f"P(ΔMAP > 0) = {1 - prob:.2g}"
+    return text + f"{prefix}, {best['runs']}, had {said} on a true ΔMAP of {best['true dMAP']:+.3f}."
 
 
 def lists_markdown(depth: int, dataset: str, judged_depth: int | None = None) -> str:
@@ -465,12 +499,7 @@ def findings_markdown(results: ExperimentResults, dataset: str, *, prior=(1000.0
             f"{zero['shortest list'].median():g} "
             f"documents). The first pair's sign was right in {right.mean():.0%} of them, though MTC claimed at least "
             f"{alpha_of(results):.0%}.")
-        confident_wrong = most_confident_wrong(zero)
-        if confident_wrong is not None:
-            prob = confident_wrong["P(dMAP < 0)"]
-            said = f"P(ΔMAP < 0) = {prob:.2g}" if prob < 0.5 else f"P(ΔMAP > 0) = {1 - prob:.2g}"
-            text += (f" The most confident wrong one, {confident_wrong['runs']}, had {said} on a true ΔMAP of "
-                     f"{confident_wrong['true dMAP']:+.3f}.")
+        text += confident_wrong_sentence(zero)
         lines.append(text)
     if low.any():
         lines.append(
