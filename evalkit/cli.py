@@ -322,10 +322,35 @@ def build_parser() -> argparse.ArgumentParser:
     sg.add_argument("--dry-run", action="store_true", help="show it only")
     sg.set_defaults(func=_collection_suggest)
 
+    cl = commands.add_parser("claims", help="the claims tables of batch runs")
+    cl_commands = cl.add_subparsers(dest="action", required=True)
+    cp = cl_commands.add_parser("compare", help="does the class preset change a conclusion? the claims of a class "
+                                                "run beside those of a paper run of the same collection")
+    cp.add_argument("class_run", help="the class preset's batch output folder (or its claims.csv)")
+    cp.add_argument("paper_run", help="the paper preset's batch output folder (or its claims.csv)")
+    cp.add_argument("--all", action="store_true", help="list every claim, not only those that differ")
+    cp.set_defaults(func=_claims_compare)
+
     rp = commands.add_parser("report", help="rebuild the HTML report of executed notebooks")
     rp.add_argument("--out", required=True)
     rp.set_defaults(func=_report)
     return parser
+
+
+def _claims_compare(args) -> int:
+    """Exit 0 when no claim changes its verdict between the presets (a class run may decline to rate at its size,
+    saying why), 1 when some do (listed), 2 on a folder without claims."""
+    import pandas as pd
+
+    from evalkit.claims.preset_comparison import changed_conclusions, compare_presets, read_claims_table, summary
+
+    comparison = compare_presets(read_claims_table(args.class_run), read_claims_table(args.paper_run))
+    shown = comparison if args.all else changed_conclusions(comparison)
+    if len(shown):
+        with pd.option_context("display.max_rows", None, "display.max_colwidth", 70, "display.width", 200):
+            print(shown.to_string(index=False))
+    print(summary(comparison))
+    return 1 if len(changed_conclusions(comparison)) else 0
 
 
 class _Terminated(KeyboardInterrupt):

@@ -140,8 +140,10 @@ def _context(exercise_id: str, small) -> tuple[dict, dict]:
         return {"fig2": fig2, "k": 10}, {"figure2_depths": [10, 1]}
     if exercise_id.startswith("02"):
         from evalkit.judging.relevance_sampling import relevance_sample
+        from evalkit.papers import soboroff2007
 
-        return {"sample": relevance_sample(small, phase1_depth=10, max_depth=40, seed=0)}, {}
+        sample = relevance_sample(small, phase1_depth=10, max_depth=40, seed=0)
+        return {"sample": sample}, {"draws": soboroff2007.figure1_draws(small, sample, 3, seed=1)}
     if exercise_id.startswith("03"):
         gold = voorhees2014.prepare(small)
         plan = voorhees2014.plan(small)
@@ -157,10 +159,18 @@ def _context(exercise_id: str, small) -> tuple[dict, dict]:
         return {"results": results}, {"t2": carterette2007.table2(results)}
     if exercise_id.startswith("06"):
         from evalkit.papers import budget_planner
+        from evalkit.planning.designs import Design, design_variances
+        from evalkit.planning.validation import simulate_population, validate
 
         variances = budget_planner.full_variances(small, ["AP"], 200)
+        designs = design_variances(small, "AP", 200, designs=[Design("pool", 5, 5), Design("uniform", 0.2, 100)],
+                                   replicates=2, seed=1)
+        population = simulate_population("shallow", n_topics=60, seed=3, runs_depth=30, n_runs=20, cache=False)
+        validation = validate(population, "AP", designs=[Design("pool", 3, 3)], plan_topics=20, plan_draws=1,
+                              draws=10, replicates=1, seed=2)
         return ({"variances": variances, "measure": "AP", "delta": 0.05, "alpha": 0.05, "power": 0.8},
-                {"plan": SimpleNamespace(measure="AP")})
+                {"plan": SimpleNamespace(measure="AP", budget=20000.0), "designs": {"AP": designs},
+                 "validation": validation})
     raise KeyError(exercise_id)
 
 
@@ -257,7 +267,7 @@ def test_computed_model_answers_state_the_numbers_of_the_run(contexts):
     from evalkit.classroom.model_answers import MODEL_ANSWERS
 
     computed = [a for a in MODEL_ANSWERS.values() if a.compute is not None]
-    assert {a.id[:2] for a in computed} == {"00", "01", "02", "03", "04", "05"}
+    assert {a.id[:2] for a in computed} == {"00", "01", "02", "03", "04", "05", "06"}
     for answer in computed:
         passed, names = contexts[next(e for e in exercises.EXERCISES if e[:2] == answer.id[:2])]
         context = eval(f"dict({answer.context})", {**passed, **names})

@@ -50,7 +50,9 @@ def test_planner_runs_or_says_why_not(folders, collection, tmp_path):
     import nbformat
 
     notebook = nbformat.read(str(target), as_version=4)
-    text = "\n".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []) if o.get("text"))
+    # the plan line is displayed (display(plan)), so it is a display output's text/plain, not printed text
+    text = "\n".join(o.get("text") or o.get("data", {}).get("text/plain", "") for c in notebook.cells
+                     for o in c.get("outputs", []))
     assert "06_budget_planner on shallow (simulated): samples drawn from the depth-7 pool" in text
     assert "validation on the simulator's 'shallow' population" in text
     claims = read_claims(target)
@@ -61,4 +63,11 @@ def test_planner_runs_or_says_why_not(folders, collection, tmp_path):
     assert not claims.verdict[foreign].isin(RATINGS).any()
     plain = claims.verdict.isin(RATINGS)
     assert (claims.paper_dataset[plain] == THIS_COLLECTION).all()
-    assert claims.verdict[~plain & ~nan].str.startswith(("direction only", "withheld", "not rated")).all()
+    other = claims.verdict[~plain & ~nan]
+    assert other.str.startswith(("direction only", "withheld", "not rated", "inconclusive")).all(), other.tolist()
+    # every row read by a written rule; the validation's rows (the kit's own check) are beyond the papers
+    assert (claims.rule.fillna("").str.len() > 0).all()
+    validation = claims.claim.str.startswith(("a plan delivers", "the CIs cover"))
+    assert validation.any() and (claims.scope[validation] == "beyond").all() and \
+        (claims.scope[~validation] == "paper").all()
+    assert claims.interval[validation].str.contains("bootstrap over").all()

@@ -185,3 +185,34 @@ def test_smallest_n_whatever_the_guess(guess):
     assert list(together) == [5, 37, 400]
     assert tss._smallest_n(lambda k: np.asarray(k) < 0, (), guess=None if guess is None else
                            np.asarray(guess, float)) == math.inf
+
+
+@pytest.mark.parametrize("given, name", [
+    ({"alpha": 0.7}, "alpha"), ({"alpha": True}, "alpha"), ({"power": 0.04}, "power"), ({"delta": 1.5}, "delta"),
+    ({"delta": float("nan")}, "delta"), ({"ci_width": 0}, "ci_width"), ({"budget": -5}, "budget"),
+    ({"budget": float("inf")}, "budget"), ({"budget": "half"}, "budget"), ({"seed": -1}, "seed"),
+    ({"seed": 2.5}, "seed"), ({"measure": "no-such-measure"}, "measure"), ({"measure": "infAP"}, "measure"),
+    ({"measures": "AP"}, "measures"), ({"measures": []}, "measures"), ({"measures": ["AP", "AP"]}, "measures"),
+    ({"measures": ["AP"] * 9}, "measures"),
+])
+def test_the_planner_names_a_bad_parameter_in_one_sentence(given, name):
+    """bp.plan checks every parameter before it reads the collection (none is needed to refuse a bad value)."""
+    from evalkit.papers.budget_planner import plan
+
+    arguments = {"measure": "AP", "measures": ["AP"], **given}
+    with pytest.raises(ValueError, match=f"^Parameter {name}: ") as error:
+        plan(None, **arguments)
+    assert str(error.value).replace("e.g. ", "").count(". ") == 0 and str(error.value).endswith(".")
+
+
+@pytest.mark.parametrize("given, name", [
+    ({"replicates": 0}, "replicates"), ({"replicates": 1.5}, "replicates"), ({"population_topics": 50},
+                                                                              "population_topics"),
+    ({"validation_draws": True}, "validation_draws"), ({"fast": "yes"}, "fast"), ({"trials": 3}, "trials"),
+])
+def test_the_planner_sizes_name_a_bad_value(given, name):
+    from evalkit.papers.budget_planner import settings
+
+    with pytest.raises(ValueError, match=f"^Parameter {name}: "):
+        settings("class", **given)
+    assert settings("class", replicates=3).replicates == 3 and settings("class").replicates == 5

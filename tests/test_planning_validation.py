@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from evalkit.planning.designs import Design
-from evalkit.planning.validation import pair_ttests, simulate_population, validate
+from evalkit.planning.validation import pair_ttests, realised_intervals, simulate_population, validate
 
 
 def test_pair_ttests_equal_scipy():
@@ -96,3 +96,37 @@ def test_bad_population_arguments():
         simulate_population("robust04", 100)
     with pytest.raises(ValueError, match="n_topics"):
         simulate_population("shallow", 1)
+
+
+def test_realised_intervals_pool_the_topic_sets_and_rate_the_claims(population):
+    """The realised power and coverage with their bootstrap interval over the realised topic sets: the estimate is
+    the summary's pooled figure, the interval brackets it, and the claims rows read it by a written rule (scope
+    beyond: the kit's own check)."""
+    from evalkit.papers.budget_planner.claims import _validation_claims
+
+    result = validate(population, "AP", delta=0.05, designs=[Design("pool", 3, 3)], plan_topics=20, plan_draws=2,
+                      draws=12, replicates=1, seed=4)
+    summary = result.summary.set_index("design")
+    assert len(result.realisations) == 2 * 2 * 12
+    for design, row in summary.iterrows():
+        found = realised_intervals(result, design, seed=0)
+        assert found["power"].estimate == pytest.approx(row["realised power at delta"], abs=1e-12)
+        assert found["coverage"].estimate == pytest.approx(row["realised coverage"], abs=1e-12)
+        for interval in found.values():
+            assert interval.low <= interval.estimate <= interval.high and interval.n == 24
+            assert "bootstrap over 24 topic sets" in interval.text()
+    rows = _validation_claims(result)
+    assert len(rows) == 4 and {r.scope for r in rows} == {"beyond"}
+    assert all(r.rule and "over its whole interval" in r.rule and "bootstrap over 24" in r.interval for r in rows)
+    assert all(r.agrees in ("yes", "no", "inconclusive") for r in rows)
+
+
+def test_a_realised_power_is_rated_on_its_interval_not_its_point():
+    """Within the tolerance over the whole interval: yes; entirely outside: no; straddling it: inconclusive."""
+    from evalkit.papers.budget_planner.claims import _within
+    from evalkit.stats import Interval
+
+    assert _within(Interval(0.82, 0.79, 0.84), 0.80, 0.05, "p").agrees == "yes"
+    assert _within(Interval(0.70, 0.68, 0.72), 0.80, 0.05, "p").agrees == "no"
+    assert _within(Interval(0.95, 0.90, 0.99), 0.80, 0.05, "p").agrees == "no"  # conservative
+    assert _within(Interval(0.80, 0.70, 0.90), 0.80, 0.05, "p").agrees == "inconclusive"

@@ -9,6 +9,8 @@ the pools (no judged run). Budget: about 4 minutes of CI on 2 cores (18 papermil
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 
@@ -27,6 +29,16 @@ COLLECTIONS = {
     "unmarked": ("unmarked", {"n_runs": 40, "depth": 50}, "NeedsNotMet"),
 }
 RATINGS = {"yes", "no", "partly"}
+#: a line of output that mentions TREC-8 must say whose statement it is: the paper's (a claims row names its source
+#: or the paper's table or figure, a table column says "paper"), or the data README's; on another collection nothing
+#: is said of TREC-8 as fact
+TREC8 = re.compile(r"TREC[- ]?8(?![0-9])")
+ATTRIBUTED = re.compile(r"paper|data README|Voorhees|Yilmaz|Soboroff|Carterette|Lu, Moffat|Webber|Sakai|Buckley|"
+                        r"\b(?:Table|Figure|Fig\.|Sec\.) ?[0-9]")
+#: facts about TREC-8's data (its runs, topics, judgments, pool depth) that are false on another collection unless
+#: the line attributes them
+TREC8_FACTS = re.compile(r"\b129 runs|\b50 topics|topics 401|86,?830|4,?728 relevant|\b71 (?:judged )?runs|"
+                         r"(?:cut|pooled|judged) (?:at|to) (?:depth )?100\b|Everything is run on TREC-8")
 
 
 @pytest.fixture(scope="module")
@@ -40,10 +52,28 @@ def _outputs(path) -> str:
     import nbformat
 
     notebook = nbformat.read(str(path), as_version=4)
-    # printed text, and the plain text of displayed objects (a plan is displayed, not printed)
-    texts = [o.get("text") or o.get("data", {}).get("text/plain", "") for c in notebook.cells
-             for o in c.get("outputs", [])]
+    # printed text, and the text of displayed objects (a plan is displayed, not printed; a computed sentence is
+    # displayed Markdown)
+    texts = [o.get("text") or o.get("data", {}).get("text/markdown") or o.get("data", {}).get("text/plain", "")
+             for c in notebook.cells for o in c.get("outputs", [])]
     return "\n".join(t for t in texts if t)
+
+
+def unattributed_trec8(text: str) -> list[str]:
+    """The output lines that state something about TREC-8 (or its data's numbers) without saying whose statement
+    it is: on a collection other than TREC-8 such a line is a TREC-8-only sentence printed as fact (issue 26.6)."""
+    return [line.strip() for line in text.splitlines()
+            if (TREC8.search(line) or TREC8_FACTS.search(line)) and not ATTRIBUTED.search(line)]
+
+
+def test_unattributed_trec8_finds_what_it_should():
+    assert unattributed_trec8("Everything is run on TREC-8 and on the synthetic default.\nok") == \
+        ["Everything is run on TREC-8 and on the synthetic default."]
+    assert unattributed_trec8("Lists are cut at 100 documents.") == ["Lists are cut at 100 documents."]
+    assert unattributed_trec8("the 129 runs of the collection") == ["the 129 runs of the collection"]
+    assert unattributed_trec8("the paper's 50 of TREC-8's 100, scaled to the judged depth 7") == []
+    assert unattributed_trec8("Voorhees 2014  Table 2 (TREC-8): pooling ...  TREC-8") == []
+    assert unattributed_trec8("TREC-80 and 8 topics") == []
 
 
 @pytest.mark.notebooks
@@ -65,6 +95,7 @@ def test_notebook_runs_or_says_why_not(folders, collection, notebook, tmp_path):
     assert status == COLLECTIONS[collection][2]
     text = _outputs(target)
     assert "evalkit: " in text  # the load line: judged runs, judged depth, the rule
+    assert unattributed_trec8(text) == [], f"{notebook} on {collection}: TREC-8 said of another collection"
     if status != "ok":
         return
     assert f"{notebook[:2]}_" in text and " on " in text  # the plan line

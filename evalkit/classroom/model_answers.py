@@ -186,6 +186,25 @@ def _soboroff_cap(sample):
             "before": float(table.depth_uncapped.mean()), "after": float(table.depth.mean())}
 
 
+def _soboroff_draws(draws):
+    from evalkit.papers.soboroff2007.presets import MIN_DRAWS
+    from evalkit.papers.soboroff2007.ratings import NOT_LOWER_SHARE
+    from evalkit.stats import spread_interval
+
+    per = draws.per_draw
+    runs = int(per.runs.iloc[0])
+    low, high = int(per.not_lower.min()), int(per.not_lower.max())
+    share = spread_interval(per.not_lower / runs, unit="draws")
+    n = int(draws.n)
+    one = (": every draw gave the same count here, which only the draws show" if low == high else
+           f": a single sample could have reported any count from {low} to {high}, and nothing in it says which")
+    verdict = (f"this run has {n}, so the claim is rated" if n >= MIN_DRAWS else
+               f"this run has {n}, so the claim says 'not rated at class size'; the paper preset draws enough")
+    return {"n": n, "low": low, "high": high, "runs": runs, "median": float(per.not_lower.median()), "one": one,
+            "share": NOT_LOWER_SHARE, "cap": NOT_LOWER_SHARE * runs, "share_low": share.low,
+            "share_high": share.high, "min_draws": MIN_DRAWS, "verdict": verdict}
+
+
 _SOBOROFF = [
     ModelAnswer("02.1", "Shallow or deep?",
                 "The target rank is x = Δ + Δ (P(rel) − rpt) / slope: a smaller slope (0.005) pushes x, and with it "
@@ -217,7 +236,18 @@ _SOBOROFF = [
                 "freedom, so the same subsample-to-subsample movement is less often significant. The mixed model, "
                 "which treats runs as a random effect, does not count the runs' shared movement as independent "
                 "evidence in the first place."),
-    ModelAnswer("02.5", "titlestat by hand.",
+    ModelAnswer("02.5", "One draw or many?",
+                "Over this run's {n} draws, the runs whose infAP is not below MAP range from {low} to {high} of "
+                "{runs} (median {median:.0f}; TB06's one sample: 4). One sample is one point of that range{one}. "
+                "The claims table reads \"all but four runs\" as at most {share:.0%} of the runs not lower "
+                "({cap:.1f} of {runs} here) and rates it with the rule `at_most` on the share's central 95% range "
+                "over the draws: `yes` only when the whole range lies at or below the line, `no` when it lies "
+                "entirely above, else inconclusive; here the range is {share_low:.3f}-{share_high:.3f}. It grades "
+                "a spread over draws only from {min_draws} draws ({verdict}): with fewer than 20 draws the "
+                "central 95% range is the whole range of a handful of values, and from a few dozen its 2.5% ends "
+                "still move with every extra draw, so a rating read from them would itself depend on the draws.",
+                _soboroff_draws, "draws=draws"),
+    ModelAnswer("02.6", "titlestat by hand.",
                 "For each topic, titlestat averages, over the title words, the share of the set's documents that "
                 "contain the word; the table's values are those means. A stemmer that strips a final *s* makes a "
                 "plural in a document match a singular title word (or the reverse): the value changes for the set "
@@ -373,8 +403,148 @@ _CARTERETTE = [
 ]
 
 
+# ------------------------------------------------------------------------------------------ 06 the budget planner
+
+
+def _planner_power(variances, measure, delta, alpha, power):
+    from evalkit.planning.topic_set_size import ttest_topics
+
+    v = float(variances.loc[measure, "paired"])
+    n90, n = float(ttest_topics(delta, v, alpha, 0.9)), float(ttest_topics(delta, v, alpha, power))
+    return {"measure": measure, "v": v, "n90": n90, "n": n, "power": power, "delta": delta, "alpha": alpha,
+            "change": (f"{abs(n90 / n - 1):.0%} {'more' if n90 >= n else 'fewer'} topics"
+                       if np.isfinite(n90) and np.isfinite(n) and n > 0 else "no finite number of topics")}
+
+
+def _planner_inverse(variances, measure, delta, alpha, power):
+    from evalkit.planning.topic_set_size import detectable_difference, ttest_topics
+
+    v = float(variances.loc[measure, "paired"])
+    d50 = float(detectable_difference(50, v, alpha, power))
+    n = float(ttest_topics(delta, v, alpha, power))
+    verdict = ("so 50 topics already meet the requirement" if d50 <= delta else
+               f"so 50 topics do not meet the requirement (it needs {n:.0f})")
+    return {"measure": measure, "v": v, "d50": d50, "d200": float(detectable_difference(200, v, alpha, power)),
+            "delta": delta, "alpha": alpha, "power": power, "verdict": verdict}
+
+
+def _planner_total(variances, measure, delta, alpha, power, designs):
+    from evalkit.planning.topic_set_size import ttest_topics
+
+    row = variances.loc[measure]
+    within = float(ttest_topics(delta, float(row["paired"]), alpha, power))
+    total = float(ttest_topics(delta, float(row["total"]), alpha, power))
+    per = float(designs.iloc[0]["judgments per topic"])
+    return {"measure": measure, "paired": float(row["paired"]), "total": float(row["total"]), "within": within,
+            "topics_total": total, "factor": total / within if within > 0 else float("nan"),
+            "extra": total - within, "per": per, "extra_judgments": (total - within) * per}
+
+
+def _planner_bias(designs, delta, alpha, power):
+    from scipy import stats
+
+    from evalkit.planning.topic_set_size import ttest_power_with_bias
+
+    cheap = designs.iloc[1:]
+    cheap = cheap[np.isfinite(cheap["bias sd"]) & np.isfinite(cheap["effective variance"])]
+    row = cheap.loc[cheap["bias sd"].idxmax()]
+    bias, v = float(row["bias sd"]), float(row["effective variance"])
+    at = {n: float(ttest_power_with_bias(n, delta, v, bias, alpha)) for n in (100, 1000, 10000)}
+    ceiling = float(stats.norm.cdf(delta / (np.sqrt(2) * bias))) if bias > 0 else 1.0
+    return {"design": row["design"], "bias": bias, "v": v, "delta": delta, "p100": at[100], "p1000": at[1000],
+            "p10000": at[10000], "ceiling": ceiling, "power": power,
+            "versus": "below" if ceiling < power else "above"}
+
+
+def _planner_half(designs, budget, delta, alpha, power):
+    from evalkit.planning.plan import best_within_budget, replan
+
+    found = {}
+    for key, amount in (("full", float(budget)), ("half", float(budget) / 2)):
+        row = best_within_budget(replan(designs, alpha=alpha, power=power, delta=delta, budget=amount))
+        found[key] = row
+    if found["half"] is None or found["full"] is None:
+        return {"half": float(budget) / 2, "text": "no design affords two topics within it, so the widget shows no "
+                                                   "best design; the trade-off cannot be read at this budget."}
+    h, f = found["half"], found["full"]
+    shallower = h["judgments per topic"] <= f["judgments per topic"]
+    text = (f"the most power is {h['power within budget']:.2f}, with {h['design']} on {h['affordable topics']:.0f} "
+            f"topics ({h['judgments per topic']:,.0f} judgments a topic); with the whole budget ({float(budget):,.0f}) "
+            f"it was {f['power within budget']:.2f}, with {f['design']} on {f['affordable topics']:.0f} topics "
+            f"({f['judgments per topic']:,.0f} a topic). ")
+    text += ("The best design judges no more per topic than before: the trade-off is still \"more topics, fewer "
+             "judgments each\", because a topic added cuts the variance of a mean difference by a share of it, while "
+             "judgments added to a topic only remove the design's added variance, small once the design is deep "
+             "enough." if shallower else
+             "Here the best design judges more per topic than before: with few topics affordable, the bias of the "
+             "cheapest designs, which more topics do not remove, costs more power than the topics they buy.")
+    return {"half": float(budget) / 2, "text": text}
+
+
+def _planner_conservative(validation):
+    summary = validation.summary.set_index("design")
+    checks = validation.assumptions.set_index("design")
+    parts = []
+    for design, row in summary.iterrows():
+        ratio = checks.loc[design, "variance ratio median"] if design in checks.index and \
+            "variance ratio median" in checks.columns else float("nan")
+        parts.append(f"{design}: realised power {row['realised power at delta']:.3f}, predicted from each pair's own "
+                     f"variance {row['predicted power (own variance)']:.3f}, promised "
+                     f"{row['target power at these pairs']:.3f}; the pairs' difference variances are {ratio:.2f} "
+                     "times 2σ² (median)")
+    return {"population": validation.settings.get("population", "the population"), "parts": "; ".join(parts)}
+
+
+_PLANNER = [
+    ModelAnswer("06.1", "More power.",
+                "With V_E = {v:.4f} for {measure}, the paired t-test needs {n90:.0f} topics at power 0.9 against "
+                "{n:.0f} at the notebook's power {power:g} (δ = {delta:g}, α = {alpha:g}): {change}. The power "
+                "grows with the noncentrality √n δ / σ_d, and near the top of the power curve each extra point of "
+                "power takes more topics than the last.",
+                _planner_power, "variances=variances, measure=plan.measure, delta=delta, alpha=alpha, power=power"),
+    ModelAnswer("06.2", "The inverse.",
+                "On 50 fully judged topics the paired t-test detects a difference of {d50:.4f} in {measure} with "
+                "power {power:g} at α = {alpha:g} (V_E = {v:.4f}); the requirement asks for δ = {delta:g}, "
+                "{verdict}. The detectable difference falls as 1/√n: on 200 topics it is {d200:.4f}, about half.",
+                _planner_inverse, "variances=variances, measure=plan.measure, delta=delta, alpha=alpha, power=power"),
+    ModelAnswer("06.3", "Total versus within.",
+                "With the total variance ({total:.4f}) in place of V_E ({paired:.4f}) the paired t-test asks for "
+                "{topics_total:.0f} topics instead of {within:.0f} for {measure}: {factor:.1f} times as many, "
+                "{extra:,.0f} topics too many, and at the full judgments' {per:,.0f} judgments a topic "
+                "{extra_judgments:,.0f} judgments too many. The total variance keeps the topic effect (hard and easy "
+                "topics), which a paired comparison of two systems on the same topics cancels; the topic set size "
+                "grows with the variance, so planning with it oversizes the collection by about the ratio of the "
+                "two.",
+                _planner_total, "variances=variances, measure=plan.measure, delta=delta, alpha=alpha, power=power, "
+                                "designs=designs[plan.measure]"),
+    ModelAnswer("06.4", "The bias cap.",
+                "The largest bias sd here is {design}'s, {bias:.4f} (effective variance {v:.5f}). Its power at "
+                "δ = {delta:g} is {p100:.3f} on 100 topics, {p1000:.3f} on 1,000 and {p10000:.3f} on 10,000: it "
+                "levels off at the ceiling Φ(δ / (√2 · {bias:.4f})) = {ceiling:.3f}, {versus} the target {power:g}. "
+                "The bias is a run's error on every topic alike (a run that did not build a shallow pool misses its "
+                "unjudged relevant documents everywhere): two systems δ apart differ by δ + η on the design's scale, "
+                "η ~ N(0, 2 bias sd²) whatever the number of topics, so more topics remove the judging noise but "
+                "not η.",
+                _planner_bias, "designs=designs[plan.measure], delta=delta, alpha=alpha, power=power"),
+    ModelAnswer("06.5", "The committee asks for half the budget.",
+                "With half the budget ({half:,.0f} judgments) {text}",
+                _planner_half, "designs=designs[plan.measure], budget=plan.budget, delta=delta, alpha=alpha, "
+                               "power=power"),
+    ModelAnswer("06.6", "Where the plan is conservative.",
+                "On {population}: {parts}. A realised power close to the own-variance prediction and above the "
+                "promise says the pooled 2σ² is what made the plan conservative; a median ratio below 1 says most "
+                "pairs at δ vary less than that pooled 2σ², so they are tested more sharply than the plan assumed "
+                "and reach more than the promised power. Systems of similar "
+                "quality are often variants of one another (one group's runs, one model with another parameter): "
+                "they retrieve much the same documents, their per-topic scores rise and fall together, and the "
+                "covariance in Var(x_i − x_j) = σ_i² + σ_j² − 2 cov_ij makes their difference vary less than two "
+                "unrelated systems' would. The pairs at δ, close in quality, are where such variants sit.",
+                _planner_conservative, "validation=validation"),
+]
+
+
 MODEL_ANSWERS: dict[str, ModelAnswer] = {a.id: a for a in [*_TOUR, *_YILMAZ, *_SOBOROFF, *_VOORHEES, *_LU,
-                                                            *_CARTERETTE]}
+                                                            *_CARTERETTE, *_PLANNER]}
 
 
 def answers_for(notebook_stem: str) -> list[ModelAnswer]:

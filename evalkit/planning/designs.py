@@ -289,12 +289,16 @@ def bias_variance(design_scores_, reference_scores, beta: float | None = None) -
 def design_variances(collection: Collection, measure: str = "AP", judged_depth: int | None = None,
                      designs: Sequence[Design] | None = None, replicates: int = DEFAULT_REPLICATES, seed: int = 0,
                      depths: Sequence[int] | None = None, rates: Sequence[float] | None = None,
-                     families: Sequence[str] = FAMILIES, estimator: str = "RM") -> pd.DataFrame:
+                     families: Sequence[str] = FAMILIES, estimator: str = "RM",
+                     progress: bool = False) -> pd.DataFrame:
     """Each judging design's cost and variance on ``collection`` (module docstring): one row per design, the
     full judgments first. ``judged_depth``: how deep the qrels go (default: the collection's metadata, else its
     judged runs' pool: :func:`evalkit.data.pools.judged_depth`); ``designs`` (default :func:`design_grid`),
-    ``replicates`` draws of each random design, seeded by ``seed``. ``frame.attrs`` keeps the measure, the judged
-    depth D, the collection's name and the full judgments' scores' shape."""
+    ``replicates`` draws of each random design, seeded by ``seed``; ``progress``: a tqdm bar that moves with every
+    scored judgment set (one a pool, ``replicates`` a sampled design). ``frame.attrs`` keeps the measure, the
+    judged depth D, the collection's name and the full judgments' scores' shape."""
+    from tqdm.auto import tqdm
+
     from evalkit.measures.inferred import judged_positions
     from evalkit.stats import kendall_tau
 
@@ -319,7 +323,10 @@ def design_variances(collection: Collection, measure: str = "AP", judged_depth: 
         if names.sampled:
             within = judged_positions(collection, pooled.judged_set(collection.qrels))
     rows = []
-    for design in [full] + list(designs):
+    everything = [full] + list(designs)
+    bar = tqdm(total=sum(int(replicates) if d.random else 1 for d in everything), desc="judgment sets scored",
+               unit="set", disable=not progress)
+    for design in everything:
         started = time.perf_counter()
         reps = int(replicates) if design.random else 1
         v_paired, v_unpaired, betas, taus, judged = [], [], [], [], []
@@ -334,6 +341,7 @@ def design_variances(collection: Collection, measure: str = "AP", judged_depth: 
             total = scores if b == 0 else total + scores
             taus.append(kendall_tau(reference.mean(axis=1), scores.mean(axis=1)))
             judged.append(per_topic.mean())
+            bar.update(1)
         beta = float(np.mean(betas))
         bias = bias_variance(total / reps, reference, beta)  # the replicates' mean: the judging noise averages out
         rows.append({"family": design.family, "level": design.level, "design": design.label,
@@ -342,6 +350,7 @@ def design_variances(collection: Collection, measure: str = "AP", judged_depth: 
                      "unpaired variance": float(np.mean(v_unpaired)), "attenuation": beta,
                      "kendall tau": float(np.mean(taus)), "bias variance": bias,
                      "seconds": time.perf_counter() - started})
+    bar.close()
     frame = pd.DataFrame(rows)
     beta2 = frame["attenuation"].where(frame["attenuation"] > 0) ** 2
     frame["effective variance"] = frame["variance"] / beta2

@@ -60,7 +60,7 @@ from evalkit.planning.designs import (
 from evalkit.planning.plan import plan
 from evalkit.planning.topic_set_size import ttest_power_with_bias
 
-__all__ = ["POPULATIONS", "simulate_population", "ValidationResult", "validate", "pair_ttests",
+__all__ = ["POPULATIONS", "simulate_population", "ValidationResult", "validate", "realised_intervals", "pair_ttests",
            "assumption_checks", "POWER_TOLERANCE", "COVERAGE_TOLERANCE"]
 
 #: how far from the target a realised figure may be and still count as delivered (issue 29)
@@ -147,12 +147,17 @@ def pair_ttests(scores: np.ndarray, alpha: float):
 class ValidationResult:
     """What :func:`validate` found: ``summary`` (one row per design: planned topics, target and realised power
     and coverage, verdicts), ``by_draw`` (one row per design and plan draw), ``assumptions``
-    (:func:`assumption_checks`) and ``settings``."""
+    (:func:`assumption_checks`), ``settings`` and ``realisations``: one row per design, plan draw and realised
+    topic set (``draw``), with its counts: ``hits`` of the ``pairs at delta`` (significant in the right
+    direction), ``covered`` of the ``pairs`` (every pair's CI holding the design's population difference). The
+    summary's realised power and coverage are their pooled ratios; :func:`realised_intervals` reads their
+    uncertainty from them (a bootstrap over the realised topic sets)."""
 
     summary: pd.DataFrame
     by_draw: pd.DataFrame
     assumptions: pd.DataFrame
     settings: dict = field(default_factory=dict)
+    realisations: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def _draw_topics(rng, n_population: int, n: int) -> np.ndarray:
@@ -179,13 +184,17 @@ def assumption_checks(reference: np.ndarray, design: np.ndarray, pairs: np.ndarr
 
 def validate(population: Collection, measure: str = "AP", alpha: float = 0.05, power: float = 0.8,
              delta: float = 0.05, designs=None, plan_topics: int = 50, plan_draws: int = 3, draws: int = 300,
-             replicates: int = DEFAULT_REPLICATES, seed: int = 0, band: float = 0.25) -> ValidationResult:
+             replicates: int = DEFAULT_REPLICATES, seed: int = 0, band: float = 0.25,
+             progress: bool = False) -> ValidationResult:
     """Realised power and coverage of the t-test plans for ``designs`` on ``population`` (module docstring).
 
     ``designs``: :class:`Design` objects (the full judgments are always included first); default: the cheapest
     design of the plan made from the first 50-topic draw. ``plan_draws`` draws of ``plan_topics`` topics are
     each planned from; each plan is realised ``draws`` times. ``band``: the pairs "at delta" are those whose true
-    difference lies in [delta, (1 + band) delta)."""
+    difference lies in [delta, (1 + band) delta). ``progress``: a tqdm bar that moves with every realised topic
+    set (designs x plan draws x draws)."""
+    from tqdm.auto import tqdm
+
     judged_depth = int(population.metadata.get("judged_depth") or 0)
     if judged_depth < 1:
         raise ValueError(f"{population.name}: the population needs metadata judged_depth (simulate_population sets it)")
@@ -213,7 +222,9 @@ def validate(population: Collection, measure: str = "AP", alpha: float = 0.05, p
     full = Design("full", judged_depth, judged_depth)
     chosen_designs = [full] + [d for d in (designs or []) if d.family != "full"]
 
-    rows, summaries, checks = [], [], []
+    rows, summaries, checks, realised_rows = [], [], [], []
+    bar = tqdm(total=len(chosen_designs) * len(plans) * int(draws), desc="topic sets realised", unit="set",
+               disable=not progress)
     for design in chosen_designs:
         if design.family == "full":
             scores = reference
@@ -234,23 +245,27 @@ def validate(population: Collection, measure: str = "AP", alpha: float = 0.05, p
             design_units.append(float(row["effective variance"]) * float(row["attenuation"]) ** 2)
             if not np.isfinite(n):
                 rows.append({"design": design.label, "plan draw": k, "planned topics": n})
+                bar.update(int(draws))
                 continue
             n = int(n)
             draw_rng = np.random.default_rng(np.random.SeedSequence([int(seed), 3029, k]))
             k_hits = k_tried = k_cov = k_all = k_all_tried = 0
             k_width = []
-            for _ in range(int(draws)):
+            for r in range(int(draws)):
                 idx = _draw_topics(draw_rng, T, n)
                 diff, half = pair_ttests(scores[:, idx], alpha)
                 significant = np.abs(diff) > half
                 right = np.sign(diff) == np.sign(true_diff)
                 success = significant & right
-                k_hits += int(success[near].sum())
+                r_hits, r_cov = int(success[near].sum()), int((np.abs(diff - design_diff) <= half)[upper].sum())
+                k_hits += r_hits
                 k_tried += int(near.sum())
                 k_all += int(success[at_least].sum())
                 k_all_tried += int(at_least.sum())
-                k_cov += int((np.abs(diff - design_diff) <= half)[upper].sum())
+                k_cov += r_cov
                 k_width.append(float(2 * half[upper].mean()))
+                realised_rows.append((design.label, k, r, n, r_hits, int(near.sum()), r_cov, int(upper.sum())))
+                bar.update(1)
             hits, tried, hit_all, tried_all = hits + k_hits, tried + k_tried, hit_all + k_all, tried_all + k_all_tried
             covered += k_cov
             widths += k_width
@@ -285,6 +300,7 @@ def validate(population: Collection, measure: str = "AP", alpha: float = 0.05, p
         })
         sigma2 = float(np.mean(design_units)) if design_units else float("nan")
         checks.append(assumption_checks(reference, scores, np.argwhere(near), sigma2, design.label))
+    bar.close()
     from evalkit.planning.variance import within_system_variance
 
     settings = {"population": population.name, "topics": T, "runs": population.n_runs, "measure": measure,
@@ -292,7 +308,22 @@ def validate(population: Collection, measure: str = "AP", alpha: float = 0.05, p
                 "alpha": alpha, "power": power, "delta": delta, "plan_topics": plan_topics, "plan_draws": plan_draws,
                 "draws": draws, "replicates": replicates, "seed": seed, "band": band,
                 "about": population.metadata.get("population_about", "")}
-    return ValidationResult(pd.DataFrame(summaries), pd.DataFrame(rows), pd.DataFrame(checks), settings)
+    realisations = pd.DataFrame(realised_rows, columns=["design", "plan draw", "draw", "planned topics", "hits",
+                                                        "pairs at delta", "covered", "pairs"])
+    return ValidationResult(pd.DataFrame(summaries), pd.DataFrame(rows), pd.DataFrame(checks), settings,
+                            realisations)
+
+
+def realised_intervals(result: ValidationResult, design: str, seed: int = 0) -> dict:
+    """The realised power at delta and the coverage of ``design`` with their 95% intervals: the pooled ratios of
+    :attr:`ValidationResult.realisations` (equal to the summary's), with a bootstrap that resamples whole realised
+    topic sets (:func:`evalkit.stats.ratio_interval`: the pairs of one topic set are tested on the same topics, so
+    they are not independent). Keys ``"power"`` and ``"coverage"``, each an :class:`evalkit.stats.Interval`."""
+    from evalkit.stats import ratio_interval
+
+    part = result.realisations[result.realisations["design"] == design]
+    return {"power": ratio_interval(part["hits"], part["pairs at delta"], seed=seed, unit="topic sets"),
+            "coverage": ratio_interval(part["covered"], part["pairs"], seed=seed, unit="topic sets")}
 
 
 def _verdict(value: float, target: float, tolerance: float) -> str:

@@ -2,27 +2,62 @@
 
 No published *value* is compared: the anchors' tables are not in the kit's paper folder and their collections
 are not the loaded one (:mod:`evalkit.papers.budget_planner.paper`). Their statements are checked in direction
-on the loaded collection (``kind="direction"``, graded "direction only"); the identity of Sakai 2018 and the
-validation (a plan's promise against what it delivers on a simulated population) are the kit's own references
-(``THIS_COLLECTION``) and are rated plainly.
+on the loaded collection (``kind="direction"``, graded "direction only"); the identity of Sakai 2018 is the
+kit's own reference (``THIS_COLLECTION``) and is rated plainly.
+
+Every row is rated by a written rule (:mod:`evalkit.claims.rules`). The anchors' statements read figures computed
+once from the full judgments or from the designs' means over their replicates: the rule reads that one value
+(the ``interval`` column says "no random draw"). The validation's rows (a plan's promise against what it delivers
+on a simulated population) come from random topic sets: the rule reads the realised power's and coverage's 95%
+bootstrap interval over the realised topic sets (:func:`evalkit.planning.validation.realised_intervals`) against
+the validation's own tolerance (within :data:`~evalkit.planning.validation.POWER_TOLERANCE` of the power
+promised, :data:`~evalkit.planning.validation.COVERAGE_TOLERANCE` of the CIs' level). They check the kit's plan,
+not a paper's statement, so they carry ``scope="beyond"``.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
+from evalkit.claims import rules
 from evalkit.papers.budget_planner.paper import NO_VALUES, PAPER_STATEMENTS
+from evalkit.stats import Interval
 
 __all__ = ["claims", "variance_sentence", "plan_sentence", "validation_sentence"]
 
+#: what the ``interval`` column says for a figure read once (the full judgments, or the designs' replicate means)
+EXACT = "no random draw"
 
-def _claim(key, paper_value, kit_value, dataset, agrees, note="", kind="direction", paper_dataset=None):
+
+def _claim(key, paper_value, kit_value, dataset, rating, note="", kind="direction", paper_dataset=None):
     from evalkit.claims import Claim
 
     paper, statement, collection = PAPER_STATEMENTS[key]
-    return Claim(paper, statement, paper_value, kit_value, dataset, agrees, note,
-                 paper_dataset=collection if paper_dataset is None else paper_dataset, kind=kind)
+    return Claim(paper, statement, paper_value, kit_value, dataset, note=note,
+                 paper_dataset=collection if paper_dataset is None else paper_dataset, kind=kind, **rating.fields())
+
+
+def _exact(rule, value: float, *args, fmt: str = ".3f", source: str = "the full judgments", **kwargs):
+    """``rule`` (a function of :mod:`evalkit.claims.rules`) on a figure computed once, without a random draw: the
+    interval is the value itself, and the ``interval`` column says where it comes from."""
+    value = float(value)
+    rating = rule(Interval(value, value, value, method=EXACT, n=1), *args, fmt=fmt, **kwargs)
+    return replace(rating, interval=f"{value:{fmt}} ({EXACT}: {source})")
+
+
+def _within(interval: Interval, target: float, tolerance: float, what: str) -> rules.Rating:
+    """Realised against promised: the interval of (realised - target) within +-``tolerance`` over its whole
+    interval (``yes``); ``no`` when it lies entirely below -tolerance (less than promised) or above it (more:
+    conservative); else ``inconclusive``."""
+    shifted = Interval(interval.estimate - target, interval.low - target, interval.high - target, interval.level,
+                       interval.method, interval.n)
+    parts = [rules.at_least(shifted, -tolerance, f"{what} - target"),
+             rules.at_most(shifted, tolerance, f"{what} - target")]
+    return replace(rules.combine(parts, every=True), interval=shifted.text("+.3f"))
 
 
 def claims(dataset: str, sizes: pd.DataFrame, designs: pd.DataFrame, frame: pd.DataFrame, validation=None) -> list:
@@ -34,31 +69,43 @@ def claims(dataset: str, sizes: pd.DataFrame, designs: pd.DataFrame, frame: pd.D
 
     out = []
     paired, total = sizes["paired t-test"], sizes["paired t-test, total variance"]
-    smaller = (paired < total).all()
     out.append(_claim("within_smaller", "smaller (tables not in our copy)",
                       "; ".join(f"{m}: {p:.0f} vs {t:.0f} topics" for m, p, t in zip(sizes.index, paired, total)),
-                      dataset, "yes" if smaller else "no", NO_VALUES))
+                      dataset, rules.combine([_exact(rules.direction, t - p, "total-variance topics minus "
+                                                     "within-system topics", fmt=".0f", source=f"{m}, full judgments")
+                                              for m, p, t in zip(sizes.index, paired, total)], every=True,
+                                             rule="total-variance topics minus within-system topics > 0 for each "
+                                                  "measure (reversed: no)"),
+                      NO_VALUES))
     if len(sizes) >= 2:
         ratio = float(paired.max() / paired.min())
         out.append(_claim("measures_differ", "substantially different sizes",
                           ", ".join(f"{m} {p:.0f}" for m, p in paired.items()) + f" topics (max/min {ratio:.2f})",
-                          dataset, "yes" if ratio >= 1.5 else "partly" if ratio > 1.1 else "no",
-                          "substantially = at least 1.5 times as many topics"))
+                          dataset, _exact(rules.much_larger, ratio - 1, "relative", "most topics / fewest - 1",
+                                          fmt=".2f"),
+                          "substantially = the rules' 'much' on the relative scale"))
     full = frame.iloc[0]
     best = frame[frame["cheapest"]]
+    replicates = designs.attrs.get("replicates", "")
+    means = f"the designs' means over {replicates} replicates" if replicates else "the designs' means"
     if len(best) and np.isfinite(full["total judgments"]):
         share = float(best["total judgments"].iloc[0] / full["total judgments"])
         out.append(_claim("depth_tradeoff", "reliable and economical",
                           f"cheapest design {best['design'].iloc[0]}: {share:.0%} of the full judgments' cost for the "
-                          f"same power", dataset, "yes" if share <= 0.5 else "partly" if share < 1 else "no",
+                          f"same power", dataset,
+                          _exact(rules.at_most, share, 0.5, "cheapest design's judgments / the full judgments'",
+                                 fmt=".2f", source=means),
                           "far more cheaply = at most half the judgments"))
-    equal = (sizes["ANOVA, 2 systems"] == sizes["unpaired t-test"]).all() if "ANOVA, 2 systems" in sizes else None
+    equal = None
+    if "ANOVA, 2 systems" in sizes:
+        gap = (sizes["ANOVA, 2 systems"] - sizes["unpaired t-test"]).abs()
+        equal = float(gap.max()) if np.isfinite(gap).all() else math.nan
     if equal is not None:
         out.append(_claim("anova_two_is_t", "the same size", "; ".join(
             f"{m}: {a:.0f} and {t:.0f}" for m, a, t in zip(sizes.index, sizes["ANOVA, 2 systems"],
                                                            sizes["unpaired t-test"])), dataset,
-            "yes" if equal else "no", "an identity: computed on the loaded collection", kind="value",
-            paper_dataset=THIS_COLLECTION))
+            rules.exact(equal, 0, "largest difference in topics, ANOVA over 2 systems vs unpaired t-test"),
+            "an identity: computed on the loaded collection", kind="value", paper_dataset=THIS_COLLECTION))
     per_topic = float(full["judgments per topic"])
     attrs = frame.attrs
     if attrs.get("test") == "ttest" and per_topic > 0:
@@ -68,42 +115,62 @@ def claims(dataset: str, sizes: pd.DataFrame, designs: pd.DataFrame, frame: pd.D
         if len(chosen):
             row = chosen.iloc[0]
             full_power = float(fifty.iloc[0]["power within budget"])
-            wider = row["affordable topics"] > 50 and row["power within budget"] > full_power
+            rating = rules.combine([
+                _exact(rules.direction, row["affordable topics"] - 50, "topics the budget affords minus 50",
+                       fmt=".0f", source=means),
+                _exact(rules.direction, row["power within budget"] - full_power,
+                       "best design's power minus 50 full topics'", source=means)], every=True)
             out.append(_claim("shallow_wide", "more topics, shallower", f"with the cost of 50 fully judged topics: "
                               f"{row['design']} on {row['affordable topics']:.0f} topics, power "
                               f"{row['power within budget']:.2f} (50 full: {full_power:.2f})", dataset,
-                              "yes" if wider else "no", f"delta {attrs['delta']:g}"))
+                              rating, f"delta {attrs['delta']:g}"))
     if {"P@10", "AP"} <= set(sizes.index):
         p10, ap = float(paired["P@10"]), float(paired["AP"])
+        rating = rules.combine([_exact(rules.direction, p10 - 50, "P@10's topics minus 50", fmt=".0f"),
+                                _exact(rules.direction, p10 - ap, "P@10's topics minus AP's", fmt=".0f")])
         out.append(_claim("fifty_p10", "more than 50 topics", f"P@10 needs {p10:.0f} topics, AP {ap:.0f} (paired "
                           f"t-test, delta {sizes.attrs['delta']:g}, power {sizes.attrs['power']:g})", dataset,
-                          "yes" if p10 > 50 and p10 > ap else "partly" if p10 > 50 or p10 > ap else "no",
-                          "the paper splits topics in halves; the kit asks the topic set size design"))
+                          rating, "the paper splits topics in halves; the kit asks the topic set size design"))
     if validation is not None:
-        from evalkit.claims import Claim
+        out += _validation_claims(validation)
+    return out
 
-        summary = validation.summary.set_index("design")
-        where = validation.settings["population"]
-        checks = validation.assumptions.set_index("design")
-        for design, row in summary.iterrows():
-            realised = row["realised power at delta"]
-            delivered = str(row["power delivered"])
-            ratio = checks.loc[design, "variance ratio median"] if design in checks.index and \
-                "variance ratio median" in checks.columns else float("nan")
-            why = (f"each pair's own variance predicts {row['predicted power (own variance)']:.3f}; the pairs at "
-                   f"delta vary {ratio:.2f} times the pooled 2 sigma^2 (median)")
-            agrees = "yes" if delivered.startswith("yes") else "partly" if delivered.startswith("above") else "no"
-            if agrees == "partly":
-                why = "more than promised (conservative): " + why
-            out.append(Claim("Topic set size design (Sakai 2016)", f"a plan delivers its power at delta ({design})",
-                             f"{row['target power at these pairs']:.3f} (the target at the pairs' differences; "
-                             f"{row['target power']:.2f} at delta)",
-                             f"{realised:.3f} over {row['pairs at delta']} pairs, {row['planned topics']:.0f} topics "
-                             f"planned", where, agrees, why, paper_dataset=THIS_COLLECTION))
-            out.append(Claim("Topic set size design (Sakai 2016)", f"the CIs cover at their level ({design})",
-                             f"{row['target coverage']:.2f} (the level)", f"{row['realised coverage']:.3f}", where,
-                             "yes" if str(row["coverage delivered"]).startswith("yes") else "no",
-                             "coverage of the design's own population difference", paper_dataset=THIS_COLLECTION))
+
+def _validation_claims(validation) -> list:
+    """The validation's rows (module docstring): per design, the realised power at delta and the CIs' coverage,
+    each with its bootstrap interval over the realised topic sets, against the plan's targets."""
+    from evalkit.claims import THIS_COLLECTION, Claim
+    from evalkit.planning.validation import COVERAGE_TOLERANCE, POWER_TOLERANCE, realised_intervals
+
+    out = []
+    summary = validation.summary.set_index("design")
+    where = validation.settings["population"]
+    checks = validation.assumptions.set_index("design")
+    seed = int(validation.settings.get("seed", 0))
+    for design, row in summary.iterrows():
+        intervals = realised_intervals(validation, design, seed=seed) if len(validation.realisations) else \
+            {"power": Interval(math.nan, math.nan, math.nan), "coverage": Interval(math.nan, math.nan, math.nan)}
+        realised, target = row["realised power at delta"], row["target power at these pairs"]
+        ratio = checks.loc[design, "variance ratio median"] if design in checks.index and \
+            "variance ratio median" in checks.columns else float("nan")
+        why = (f"each pair's own variance predicts {row['predicted power (own variance)']:.3f}; the pairs at "
+               f"delta vary {ratio:.2f} times the pooled 2 sigma^2 (median)")
+        power = _within(intervals["power"], target, POWER_TOLERANCE, "realised power")
+        if power.agrees == "no" and intervals["power"].low > target:
+            why = "more than promised (conservative): " + why
+        out.append(Claim("Topic set size design (Sakai 2016)", f"a plan delivers its power at delta ({design})",
+                         f"{target:.3f} (the target at the pairs' differences; {row['target power']:.2f} at "
+                         f"delta; delivered: within {POWER_TOLERANCE:g})",
+                         f"{realised:.3f} over {row['pairs at delta']} pairs, {row['planned topics']:.0f} topics "
+                         f"planned", where, note=why, paper_dataset=THIS_COLLECTION, scope="beyond",
+                         **power.fields()))
+        level = row["target coverage"]
+        coverage = _within(intervals["coverage"], level, COVERAGE_TOLERANCE, "realised coverage")
+        out.append(Claim("Topic set size design (Sakai 2016)", f"the CIs cover at their level ({design})",
+                         f"{level:.2f} (the level; delivered: within {COVERAGE_TOLERANCE:g})",
+                         f"{row['realised coverage']:.3f}", where,
+                         note="coverage of the design's own population difference", paper_dataset=THIS_COLLECTION,
+                         scope="beyond", **coverage.fields()))
     return out
 
 

@@ -30,20 +30,22 @@ def full_variances(collection: Collection, measures: Sequence[str], judged_depth
 
 
 def measure_designs(collection: Collection, plan: Plan, measure: str | None = None, replicates: int = 5,
-                    seed: int = 0) -> pd.DataFrame:
+                    seed: int = 0, progress: bool = False) -> pd.DataFrame:
     """Every judging design's cost, variance and bias for ``measure`` (default: the plan's) on ``collection``
-    (:func:`evalkit.planning.designs.design_variances` at the plan's judged depth)."""
+    (:func:`evalkit.planning.designs.design_variances` at the plan's judged depth); ``progress``: a bar that moves
+    with every judgment set scored."""
     from evalkit.planning.designs import design_variances
 
     return design_variances(collection, measure or plan.measure, plan.judged_depth, replicates=replicates,
-                            seed=seed)
+                            seed=seed, progress=progress)
 
 
 def run_validation(plan: Plan, sizes, measure: str | None = None, seed: int = 0, delta: float | None = None,
-                   alpha: float | None = None, power: float | None = None):
+                   alpha: float | None = None, power: float | None = None, progress: bool = False):
     """The validation (:func:`evalkit.planning.validation.validate`) on the plan's population
     (:func:`evalkit.planning.validation.simulate_population` at the preset's size): realised power and coverage
-    of the t-test plan for the full judgments and the cheapest design. Returns (population, result)."""
+    of the t-test plan for the full judgments and the cheapest design; ``progress``: a bar that moves with every
+    realised topic set. Returns (population, result)."""
     from evalkit.planning.validation import simulate_population, validate
 
     population = simulate_population(plan.population, int(sizes.population_topics), seed=seed,
@@ -51,5 +53,5 @@ def run_validation(plan: Plan, sizes, measure: str | None = None, seed: int = 0,
     result = validate(population, measure or plan.measure, alpha=plan.alpha if alpha is None else alpha,
                       power=plan.power if power is None else power, delta=plan.delta if delta is None else delta,
                       plan_draws=int(sizes.plan_draws), draws=int(sizes.validation_draws),
-                      replicates=int(sizes.replicates), seed=seed)
+                      replicates=int(sizes.replicates), seed=seed, progress=progress)
     return population, result

@@ -25,9 +25,28 @@ PRESETS = {
 }
 
 
+#: the range each size given explicitly must lie in (the notebook's declarations say the same); the population
+#: must hold more topics than the validation's 50-topic planning draws
+LIMITS = {"replicates": (1, 1000), "population_topics": (100, 100000), "validation_draws": (10, 1000000),
+          "plan_draws": (1, 1000)}
+
+
 def settings(preset: str = "paper", fast: bool = False, **given):
     """The notebook's sizes: :data:`PRESETS` ``[preset]`` (``"fast"`` when ``fast``), explicit values winning
-    (:func:`evalkit.papers.settings.resolve`)."""
+    (:func:`evalkit.papers.settings.resolve`). Each value given must be None or a whole number within
+    :data:`LIMITS`, ``fast`` a bool; a bad one is a one-sentence ``ValueError`` naming the parameter."""
+    import numbers
+
     from evalkit.papers.settings import resolve
 
-    return resolve(PRESETS, preset, fast, **given)
+    if not isinstance(fast, bool):
+        raise ValueError(f"Parameter fast: expected True or False, got {fast!r}.")
+    for name, value in given.items():
+        if value is None:
+            continue
+        low, high = LIMITS.get(name, (None, None))
+        if low is None:
+            raise ValueError(f"Parameter {name}: not a size of this notebook; its sizes are {', '.join(LIMITS)}.")
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
+            raise ValueError(f"Parameter {name}: expected None or a whole number in [{low}, {high}], got {value!r}.")
+    return resolve(PRESETS, preset, fast, **{k: None if v is None else int(v) for k, v in given.items()})
