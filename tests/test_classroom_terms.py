@@ -22,7 +22,7 @@ from evalkit.classroom.model_answers import MODEL_ANSWERS, answers_for
 NOTEBOOKS = notebook_paths()
 CORE_TAGS = ("core", "optional")
 #: notebooks whose per-notebook changes (core/optional tags, terms) had not landed on this branch
-PENDING = {"05_carterette2007_robust_collections"}
+PENDING: set[str] = set()
 
 
 def _cells(path: Path) -> list[dict]:

@@ -594,7 +594,9 @@ def test_carterette_trial_and_tables():
     shares = table[("MTC", "% in bin")]
     assert shares.sum() == pytest.approx(1.0)
     summary = exp.table2_summary(results)
-    assert list(summary.index) == list(exp.TABLE2_SUMMARY_ROWS) and list(summary.columns) == ["MTC", "RTC", "IP"]
+    assert list(summary.index) == list(exp.TABLE2_SUMMARY_ROWS)
+    assert list(summary.columns) == ["MTC", "RTC", "IP", "MTC 95% interval", "RTC 95% interval", "IP 95% interval"]
+    assert summary.loc["W_bar", "RTC 95% interval"] == exp.w_bar_interval(results, "rtc").bounds(".2f")
     assert summary.loc["median judged", "RTC"] == results.trials["judged_rtc"].median()
     assert summary.loc["mean tau", "IP"] == pytest.approx(results.trials["tau_ip"].mean())
     assert exp.paper_table2().loc["1.0", ("RTC", "accuracy")] == 0.989

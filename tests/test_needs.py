@@ -210,14 +210,18 @@ def test_carterette_scales_runs_and_depth(collections):
     tiny = carterette2007.plan(collections["tiny"])
     assert str(tiny) == (
         "05_carterette2007 on tiny (simulated): k = 3 runs a trial (3 pairs; the paper's 10: the collection has 3 "
-        "runs); lists cut at depth 20 (the judged depth; the paper's 100 is as deep as ad hoc 99 was judged).")
+        "runs); lists cut at depth 20 instead of the paper's 100 (the judged depth; the paper's 100 is as deep as ad "
+        "hoc 99 was judged); the aggregation prior Beta(a, a) chosen at run time by topic-split cross-validation on "
+        "this collection (the paper's Beta(1, 1) was trained on TREC-4, which the kit does not have).")
     assert (tiny.k, tiny.c, tiny.depth, tiny.pairs, tiny.trials, tiny.max_judgments) == (3, 2, 20, 3, 300, None)
     shallow = carterette2007.plan(collections["shallow"], fast=True)
     assert (shallow.k, shallow.depth, shallow.pairs) == (10, 7, 45)
     assert (shallow.trials, shallow.prior_trials, shallow.strength_trials, shallow.widget_trials,
             shallow.max_judgments) == (4, 2, 1, 1, 300)
     user = carterette2007.plan(collections["shallow"], k=4, c=3, depth=5)
-    assert (user.k, user.c, user.depth, user.pairs) == (4, 3, 5, 6) and user.notes == []  # set, so not scaled
+    assert (user.k, user.c, user.depth, user.pairs) == (4, 3, 5, 6)  # set, so not scaled, and said as set
+    assert user.notes[:3] == ["k = 4 runs a trial (set; the paper's 10)", "c = 3 original runs (set; the paper's 2)",
+                              "lists cut at depth 5 (set; the paper's 100)"]
     data = carterette2007.TrialData.from_collection(collections["tiny"], depth=tiny.depth)
     results = carterette2007.run_experiment(data, n_trials=2, seed=1, scheduler="serial", progress=False, k=tiny.k,
                                             c=tiny.c, max_judgments=20)  # 3 runs: no draw of 10 out of 3
@@ -292,10 +296,12 @@ def test_lu_scales_to_the_judged_depth(collections):
 
 
 def test_trec8_fits_every_paper_default(trec8):
-    for module in (tour, yilmaz2008, soboroff2007, lu2017, carterette2007):
+    for module in (tour, yilmaz2008, soboroff2007, lu2017):
         plan = module.plan(trec8)
         assert plan.notes == [], str(plan)
         assert str(plan).endswith("on trec8: the paper's settings fit this collection.")
+    # 05's aggregation prior is the kit's reconstruction (the paper's was trained on TREC-4): its plan says so
+    assert [n.split(" chosen ")[0] for n in carterette2007.plan(trec8).notes] == ["the aggregation prior Beta(a, a)"]
     # 03's rates are the kit's reconstruction (the paper's are cut off): its plan says so instead of "the paper's"
     assert [n.split(" are ")[0] for n in voorhees2014.plan(trec8).notes] == [
         "the sampling rates of 1stratum, 2strata, 3strata"]

@@ -375,10 +375,11 @@ _CARTERETTE = [
                 "confidence cost.",
                 _carterette_top, "results=results"),
     ModelAnswer("05.2", "Choosing on the test set.",
-                "The prior chosen on the first 25 topics may differ from the held-out choice: a prior picked on "
-                "the data it is scored on fits that data's noise and looks better than it is on the other 25. "
-                "Each half is less confident than all 50 topics because ΔMAP over 25 topics has about twice the "
-                "variance of ΔMAP over 50, so fewer pairs reach any confidence level."),
+                "The strength chosen on all the topics may differ from the halves' choices: a prior picked on "
+                "the data it is then scored on fits that data's noise and looks better than it is, which is why "
+                "Section 3 chooses on one half and scores on the other. Each half is less confident than all 50 "
+                "topics because ΔMAP over 25 topics has about twice the variance of ΔMAP over 50, so fewer pairs "
+                "reach any confidence level."),
     ModelAnswer("05.3", "Generalizing further.",
                 "With k = 20 runs the judgments, chosen to separate the original c = 2 runs, must serve 190 pairs, "
                 "most of them between runs that did not guide the choice: the 'no original' accuracies fall, "
@@ -388,8 +389,9 @@ _CARTERETTE = [
     ModelAnswer("05.4", "The variance.",
                 "AP = Σ_i X_i·(…) / N, with N the number of relevant documents, itself the sum of the X_i: "
                 "numerator and denominator rise and fall together, so the formula, which treats their variances "
-                "as if independent, overstates Var[AP]. The correlation does not fade with n (both grow with "
-                "the same X_i), so neither does the ratio. ΔMAP's two runs share one N per topic: ΔAP = (S₁ − S₂)/N, "
+                "as if independent, overstates Var[AP]. The correlation fades only slowly with n (both grow with "
+                "the same X_i), so the ratio shrinks only slowly too, staying far above 1. ΔMAP's two runs share "
+                "one N per topic: ΔAP = (S₁ − S₂)/N, "
                 "whose sign does not depend on N at all, so the shared denominator does not inflate the "
                 "uncertainty about which run is better."),
     ModelAnswer("05.5", "A malicious adversary.",

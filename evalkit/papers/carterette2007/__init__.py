@@ -32,16 +32,23 @@ Definitions used (reconstructed where the paper is terse):
   aggregation. With a = b = 1 (``RTC_PAPER_PRIORS``) our reconstruction reaches 95% on the first pair right after
   the first re-estimation (10 judgments) and is far overconfident on the new pairs: the fitted model tilts the mean
   p of one run's documents against the other's, and with 50 topics SD[dMAP] (~0.01) is too small to absorb it
-  (:func:`reestimation_diagnostics`). The default here is ``RTC_SMOOTHED``, the strength with the best W-bar on
-  held-out data (``PRIOR_SOURCE``, :func:`prior_selection`), never on the collection it is reported for.
+  (:func:`reestimation_diagnostics`). The notebook chooses the strength a of Beta(a, a) at run time on the
+  collection it studies, by two-fold topic-split cross-validation (:func:`topic_split_sweeps`,
+  :func:`prior_cross_validation`: each half's choice scored on the other half), with a second opinion on a
+  simulated collection (:func:`second_opinion_collection`); ``RTC_SMOOTHED`` is only the library's default for
+  calls that name no prior.
 * Platt's slope is constrained to B >= 0 (:func:`evalkit.confidence.fit_platt`).
 
 The package, one job a module (imports flow one way, top to bottom): :mod:`~evalkit.papers.carterette2007.paper`
 (the paper's figures as data), :mod:`~evalkit.papers.carterette2007.presets` (run sizes),
-:mod:`~evalkit.papers.carterette2007.plan` (needs and scaling), :mod:`~evalkit.papers.carterette2007.experiment`
-(data, one trial, the seeded trials), :mod:`~evalkit.papers.carterette2007.tables` (results to DataFrames),
-:mod:`~evalkit.papers.carterette2007.figures` (drawing), :mod:`~evalkit.papers.carterette2007.explorer` (the
-widget) and :mod:`~evalkit.papers.carterette2007.claims` (claims rows and the findings in words). Everything the
+:mod:`~evalkit.papers.carterette2007.plan` (needs, scaling, every parameter checked),
+:mod:`~evalkit.papers.carterette2007.experiment` (data, one trial, the seeded trials, the studies behind the
+explanations), :mod:`~evalkit.papers.carterette2007.scoring` (the scoring of a prediction and its intervals over
+trials), :mod:`~evalkit.papers.carterette2007.tables` (results to DataFrames, the degenerate checks, the deviations),
+:mod:`~evalkit.papers.carterette2007.prior` (the aggregation prior: sweeps, topic-split choice, second opinion,
+sensitivity runs), :mod:`~evalkit.papers.carterette2007.figures` (drawing),
+:mod:`~evalkit.papers.carterette2007.explorer` (the widget) and :mod:`~evalkit.papers.carterette2007.claims` (claims
+rows rated by the written rules, their sensitivity to the prior, and the findings in words). Everything the
 notebook uses is re-exported here.
 """
 
@@ -51,8 +58,11 @@ from evalkit.papers.carterette2007.paper import (
     ADHOC99,
     BIN_EDGES,
     BIN_LABELS,
+    ONE_BIN_SHARE,
     PAPER,
     PAPER_ADHOC99,
+    PAPER_ALPHA,
+    PAPER_C,
     PAPER_DEPTH,
     PAPER_K,
     PAPER_TABLE2,
@@ -61,17 +71,16 @@ from evalkit.papers.carterette2007.paper import (
     PAPER_TEXT,
     PAPER_TOY,
     POOLED,
+    PRIOR_GRID,
     RTC_PAPER_PRIORS,
     TABLE2_SUMMARY_ROWS,
     paper_table2,
     paper_table2_summary,
 )
 from evalkit.papers.carterette2007.presets import PRESETS, settings
-from evalkit.papers.carterette2007.plan import plan
+from evalkit.papers.carterette2007.plan import SCHEDULERS, check_prior, check_strengths, plan
 from evalkit.papers.carterette2007.experiment import (
     PAIR_TYPES,
-    PRIOR_SELECTION,
-    PRIOR_SOURCE,
     RTC_SMOOTHED,
     ExperimentResults,
     TrialData,
@@ -79,106 +88,100 @@ from evalkit.papers.carterette2007.experiment import (
     carterette_trial,
     footnote_check,
     pick_pair,
-    prior_selection,
     reestimation_diagnostics,
     run_experiment,
     toy_distribution,
     variance_monte_carlo,
 )
-from evalkit.papers.carterette2007.tables import (
-    PRIOR_STRENGTHS,
-    budget_summary,
-    choose_prior,
+from evalkit.papers.carterette2007.scoring import (
+    INTERVAL_SEED,
+    accuracy_interval,
+    bin_intervals,
+    binned,
+    binned_sums,
     confidence_bins,
+    paired_interval,
+    predictions,
+    statistic_interval,
+    trial_interval,
+    trial_tallies,
+    w_bar_interval,
+    winnings,
+)
+from evalkit.papers.carterette2007.tables import (
+    OVERLAP_LABELS,
+    budget_evidence,
+    budget_summary,
+    deviations,
     figure2_data,
     grouped_comparison,
     hypothesis_tests,
+    mark_degenerate,
     overlap_accuracy,
+    overlap_differences,
+    overlap_spread,
     paper_comparison,
     prior_comparison,
-    prior_strength_table,
     reestimation_summary,
     rtc_summary,
+    run_overlaps,
     table2,
     table2_summary,
     table3,
     table4,
-    winnings,
     zero_judgment_trials,
 )
-from evalkit.papers.carterette2007.figures import explorer_figure, plot_figure2
+from evalkit.papers.carterette2007.prior import (
+    PRIOR_STRENGTHS,
+    SECOND_OPINION_PARAMS,
+    PriorChoice,
+    TopicSplit,
+    choose_prior,
+    constant_p_evidence,
+    prior_cross_validation,
+    prior_strength_table,
+    rtc_sweep,
+    second_opinion_collection,
+    sensitivity_runs,
+    strength_table,
+    topic_halves,
+    topic_split_sweeps,
+    with_rtc_from,
+)
+from evalkit.papers.carterette2007.figures import explorer_figure, plot_figure2, plot_reestimation
 from evalkit.papers.carterette2007.explorer import explorer
 from evalkit.papers.carterette2007.claims import (
+    MIN_TRIALS,
+    SENSITIVE,
     alpha_of,
     claims,
     collapse_markdown,
+    confident_wrong_sentence,
     findings_markdown,
+    lists_markdown,
+    most_confident_wrong,
     prior_markdown,
+    sensitivity,
     variance_markdown,
 )
 
 __all__ = [
-    "PAPER_DEPTH",
-    "PAPER_K",
-    "plan",
-    "TrialData",
-    "ExperimentResults",
-    "carterette_trial",
-    "run_experiment",
-    "table2",
-    "table2_summary",
-    "paper_table2",
-    "paper_table2_summary",
-    "TABLE2_SUMMARY_ROWS",
-    "hypothesis_tests",
-    "figure2_data",
-    "table3",
-    "table4",
-    "paper_comparison",
-    "confidence_bins",
-    "winnings",
-    "BIN_EDGES",
-    "RTC_PAPER_PRIORS",
-    "RTC_SMOOTHED",
-    "PRIOR_SOURCE",
-    "PRIOR_SELECTION",
-    "prior_selection",
-    "BIN_LABELS",
-    "PAPER_ADHOC99",
-    "PAPER_TABLE2",
-    "PAPER_TABLE3",
-    "PAPER_TABLE4",
-    "PAPER_TEXT",
-    "PAPER_TOY",
-    "toy_distribution",
-    "ap_moments_table",
-    "budget_summary",
-    "PRIOR_STRENGTHS",
-    "prior_strength_table",
-    "rtc_summary",
-    "choose_prior",
-    "reestimation_diagnostics",
-    "reestimation_summary",
-    "variance_monte_carlo",
-    "footnote_check",
-    "pick_pair",
-    "zero_judgment_trials",
-    "claims",
-    "findings_markdown",
-    "collapse_markdown",
-    "variance_markdown",
-    "prior_comparison",
+    "ADHOC99", "BIN_EDGES", "BIN_LABELS", "ONE_BIN_SHARE", "PAPER", "PAPER_ADHOC99", "PAPER_ALPHA", "PAPER_C",
+    "PAPER_DEPTH", "PAPER_K", "PAPER_TABLE2", "PAPER_TABLE3", "PAPER_TABLE4", "PAPER_TEXT", "PAPER_TOY", "POOLED",
+    "PRIOR_GRID", "RTC_PAPER_PRIORS", "TABLE2_SUMMARY_ROWS", "paper_table2", "paper_table2_summary", "PAIR_TYPES",
+    "RTC_SMOOTHED", "ExperimentResults", "TrialData", "ap_moments_table", "carterette_trial", "footnote_check",
+    "pick_pair", "reestimation_diagnostics", "run_experiment", "toy_distribution", "variance_monte_carlo",
+    "INTERVAL_SEED", "accuracy_interval", "bin_intervals", "binned", "binned_sums", "confidence_bins",
+    "paired_interval", "predictions", "statistic_interval", "trial_interval", "trial_tallies", "w_bar_interval",
+    "winnings", "OVERLAP_LABELS", "budget_evidence", "budget_summary", "deviations", "figure2_data",
+    "grouped_comparison", "hypothesis_tests", "mark_degenerate", "overlap_accuracy", "overlap_differences",
+    "overlap_spread", "paper_comparison", "prior_comparison", "reestimation_summary", "rtc_summary", "run_overlaps",
+    "table2", "table2_summary", "table3", "table4", "zero_judgment_trials", "PRIOR_STRENGTHS",
+    "SECOND_OPINION_PARAMS", "PriorChoice", "TopicSplit", "choose_prior", "constant_p_evidence",
+    "prior_cross_validation", "prior_strength_table", "rtc_sweep", "second_opinion_collection", "sensitivity_runs",
+    "strength_table",
+    "topic_halves", "topic_split_sweeps", "with_rtc_from", "MIN_TRIALS", "SENSITIVE", "alpha_of", "claims",
+    "collapse_markdown", "confident_wrong_sentence", "findings_markdown", "lists_markdown", "most_confident_wrong",
     "prior_markdown",
-    "overlap_accuracy",
-    "grouped_comparison",
-    "plot_figure2",
-    "explorer_figure",
-    "explorer",
-    "PRESETS",
-    "settings",
-    "PAIR_TYPES",
-    "PAPER",
-    "ADHOC99",
-    "POOLED",
-    "alpha_of",
+    "sensitivity", "variance_markdown",
 ]

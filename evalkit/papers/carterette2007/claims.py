@@ -1,155 +1,381 @@
 """Carterette (2007): the paper's statements beside the kit's numbers (:func:`claims`, :class:`evalkit.claims.Claim`
-rows) and the findings in words (the ..._markdown functions), every number computed from the results and every
-sentence naming the collection it describes."""
+rows), each rated by a written rule of :mod:`evalkit.claims.rules` on its 95% interval over trials (whole trials
+resampled: :mod:`~evalkit.papers.carterette2007.scoring`), the sensitivity of those ratings to the aggregation
+prior (:func:`sensitivity`), and the findings in words (the ``..._markdown`` functions: every number computed from
+the results it states, every sentence naming the collection it describes).
+
+What makes a claim unrated here, in the grading's words (:mod:`evalkit.claims.grading`):
+
+* ``not rated: degenerate (...)``: a study the plan marked degenerate on this collection (the overlap table or the
+  confidence table in one bin: :func:`~evalkit.papers.carterette2007.tables.mark_degenerate`);
+* ``not rated at class size (...)``: fewer trials than the claim's rule needs (:data:`MIN_TRIALS`: W-bar, the
+  per-bin accuracies, the overlap and the budget figures are dominated by a few confident mistakes and need 100
+  trials; the paired tau and median-judgment differences 20, and so does the held-out W-bar of the topic-split
+  choice, whose trials a half the paper preset keeps to 30).
+"""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pandas as pd
 
-from evalkit.papers.carterette2007.experiment import RTC_SMOOTHED, ExperimentResults
+from evalkit.claims import THIS_COLLECTION, Claim, rules
+from evalkit.display.narrative import choose, plural
+from evalkit.papers.carterette2007.experiment import ExperimentResults
 from evalkit.papers.carterette2007.paper import (
     ADHOC99,
+    PAPER_DEPTH,
     BIN_EDGES,
     BIN_LABELS,
     PAPER,
     PAPER_ADHOC99,
+    PAPER_TABLE3,
+    PAPER_TABLE4,
+    PAPER_TEXT,
     POOLED,
 )
+from evalkit.papers.carterette2007.scoring import (
+    INTERVAL_SEED,
+    bin_intervals,
+    paired_interval,
+    statistic_interval,
+    trial_interval,
+    trial_tallies,
+    w_bar_interval,
+)
 from evalkit.papers.carterette2007.tables import (
-    budget_summary,
+    budget_evidence,
+    figure2_data,
     hypothesis_tests,
     overlap_accuracy,
-    rtc_summary,
+    overlap_differences,
     table2,
     table2_summary,
-    table3,
-    table4,
     zero_judgment_trials,
 )
+from evalkit.stats import Interval, ratio_interval
+
+__all__ = ["claims", "sensitivity", "MIN_TRIALS", "W_NEAR_ZERO", "FIGURE2_MIN_PAIRS", "FIGURE2_UP_TO",
+           "findings_markdown", "collapse_markdown", "variance_markdown", "prior_markdown", "lists_markdown",
+           "alpha_of", "most_confident_wrong", "confident_wrong_sentence", "UNRESOLVED"]
+
+#: the trials a claim's rule needs (below: ``not rated at class size``): "heavy" figures (W-bar, per-bin accuracy,
+#: low-overlap and budget figures, the comparable tau of IP and MTC) are moved by a few confident mistakes; "strong"
+#: ones (the paired tau and median-judgment differences the paper reports at p < 0.0001) are not
+MIN_TRIALS = {"heavy": 100, "strong": 20}
+_NONFINITE = re.compile(r"(?i)(?<![a-z])(nan|[-+]?inf(inity)?)(?![a-z])")  # as evalkit.claims.grading reads it
+#: "W-bar close to 0": at least this over its whole interval (the paper's eight collections give +0.44 to -0.67)
+W_NEAR_ZERO = -1.0
+#: Figure 2's fine bins rated: at least this many pairs (the paper's points hold 500), mean confidence below this
+FIGURE2_MIN_PAIRS = 50
+FIGURE2_UP_TO = 0.97
 
 
-def _w_verdict(w_bar: float) -> str:
-    """W-bar near the paper's break-even (|W| < 1; the paper's collections give +0.44 to -0.67) or not."""
-    if not np.isfinite(w_bar):
-        return ""
-    return "yes" if abs(w_bar) < 1 else "no"
+def _difference(interval: Interval, minus: float) -> Interval:
+    """``interval`` shifted by ``-minus`` (a figure against a constant)."""
+    return Interval(interval.estimate - minus, interval.low - minus, interval.high - minus, interval.level,
+                    interval.method, interval.n)
 
 
-def _describe(summary: dict) -> str:
-    return (f"median {summary['median judged']:g} judgments, W̄ = {summary['W_bar']:.2f}, "
-            f"{summary['top-bin share']:.1%} of pairs in the 1.0 bin (accuracy {summary['top-bin accuracy']:.3f}), "
-            f"{summary['trials']} trials")
+def _scaled(interval: Interval, factor: float) -> Interval:
+    return Interval(interval.estimate * factor, interval.low * factor, interval.high * factor, interval.level,
+                    interval.method, interval.n)
 
 
-def claims(results: ExperimentResults, dataset: str, *, prior=RTC_SMOOTHED["prior"], prior_source: str = "",
+class _Rows:
+    """Collects the rows, each with its not_rated reason (degenerate, then class size) filled in."""
+
+    def __init__(self, dataset: str, plan=None):
+        self.dataset, self.plan, self.rows = dataset, plan, []
+
+    def add(self, claim: str, paper_value: str, kit_value: str, rating: rules.Rating, *, paper_dataset: str = POOLED,
+            kind: str = "direction", note: str = "", trials: int | None = None, need: str | None = None,
+            degenerate: tuple = (), scope: str = "paper", dataset: str | None = None) -> None:
+        reason = ""
+        for key in degenerate:
+            if self.plan is not None and self.plan.degenerate_reason(key):
+                reason = self.plan.degenerate_reason(key)
+                break
+        if not reason and need is not None and trials is not None and trials < MIN_TRIALS[need] \
+                and not _NONFINITE.search(kit_value):  # a figure that could not be computed is 'not rated: NaN'
+            reason = f"at class size ({trials} trials; this rule needs {MIN_TRIALS[need]})"
+        self.rows.append(Claim(PAPER, claim, paper_value, kit_value, self.dataset if dataset is None else dataset,
+                               note=note, paper_dataset=paper_dataset, kind=kind, not_rated=reason, scope=scope,
+                               **rating.fields()))
+
+
+def _ends(interval: Interval, fmt: str = ".3f") -> str:
+    """``[low, high]``, or what stands for it when the interval could not be computed (one trial)."""
+    if interval.finite:
+        return interval.bounds(fmt)
+    return f"(no interval: {interval.n} {plural(interval.n, 'trial')})"
+
+
+def _w_text(interval: Interval) -> str:
+    return f"W̄ = {interval.estimate:.2f} {_ends(interval, '.2f')}"
+
+
+def _main_rows(out: _Rows, results: ExperimentResults, source: str) -> None:
+    """The claims about the main experiment (Tables 2-4, Figure 2, Sec. 5's text)."""
+    n = len(results.trials)
+    pairs = results.pairs
+    acc = bin_intervals(results, "rtc")
+    parts = [rules.at_least(i, edge, f"accuracy {label}") for i, edge, label in zip(acc, BIN_EDGES, BIN_LABELS)]
+    below = [label for label, p in zip(BIN_LABELS, parts) if p.agrees == "no"]
+    out.add("RTC's confidence can be trusted on new runs: accuracy in each confidence bin >= its lower edge "
+            "(Table 5, ad hoc 99)", " ".join(f"{v:.3f}" for v in PAPER_ADHOC99["accuracy"].values()),
+            " ".join(f"{i.estimate:.3f}" if i.finite or np.isfinite(i.estimate) else "–" for i in acc)
+            + (f" (below the edge: {', '.join(below)})" if below else ""),
+            rules.combine(parts, every=True), paper_dataset=ADHOC99, note=f"{source}; a universal claim: every bin "
+            "must hold", trials=n, need="heavy", degenerate=("confidence",))
+    w_rtc, w_mtc = w_bar_interval(results, "rtc"), w_bar_interval(results, "mtc")
+    out.add("RTC's bookmaker winnings are close to 0 (Table 5 ad hoc 99; Table 2 pooled)",
+            "W̄ = -0.44 (ad hoc 99), -0.39 (pooled)", f"{_w_text(w_rtc)} ({source})",
+            rules.at_least(w_rtc, W_NEAR_ZERO, "W̄", ".2f"), paper_dataset=ADHOC99, kind="value",
+            note=f"'close to 0' read as W̄ >= {W_NEAR_ZERO:g} (the paper's collections: +0.44 to -0.67); few very "
+                 "confident mistakes in the 1.0 bin dominate W̄ (-W capped at 100)", trials=n, need="heavy")
+    mt, rt = trial_tallies(pairs, "mtc"), trial_tallies(pairs, "rtc")
+    gap = ratio_interval(rt["w"] - mt["w"], rt["pairs"], seed=INTERVAL_SEED)
+    out.add("MTC (p = 0.5) overstates confidence on new runs: its W̄ is below RTC's (Table 2)",
+            "W̄ = -5.34 vs -0.39; accuracy 0.683 in the 1.0 bin",
+            f"MTC {_w_text(w_mtc)}, RTC {w_rtc.estimate:.2f}; RTC - MTC {gap.estimate:+.2f} {_ends(gap, '.2f')}",
+            rules.direction(gap, "W̄ of RTC - W̄ of MTC", fmt=".2f"), trials=n, need="heavy")
+    median_gap = paired_interval(results, "judged_mtc", "judged_rtc", "median")
+    out.add("RTC needs fewer judgments than MTC to reach 95% on the first pair (median; paired Wilcoxon)",
+            "median 251 vs 235 (pooled; ad hoc 99 RTC 179), p < 0.0001",
+            f"median {results.trials['judged_mtc'].median():g} vs {results.trials['judged_rtc'].median():g}; "
+            f"MTC - RTC {median_gap.estimate:+g} {_ends(median_gap, '.1f')}",
+            rules.direction(median_gap, "median judgments of MTC - RTC", fmt=".1f"), trials=n, need="strong")
+    mean_gap = paired_interval(results, "judged_mtc", "judged_rtc")
+    out.add("RTC needs fewer judgments than MTC on average (mean; paired t-test)", "mean 823 vs 502 (pooled), "
+            "p < 0.0001", f"mean {results.trials['judged_mtc'].mean():.0f} vs "
+            f"{results.trials['judged_rtc'].mean():.0f}; "
+            f"MTC - RTC {mean_gap.estimate:+.0f} {_ends(mean_gap, '.0f')}",
+            rules.direction(mean_gap, "mean judgments of MTC - RTC", fmt=".0f"), trials=n, need="heavy",
+            note="means are moved by the few trials that need thousands of judgments")
+    tau = paired_interval(results, "tau_rtc", "tau_mtc")
+    out.add("RTC ranks the k runs better than MTC (mean Kendall tau, paired t-test)",
+            "0.555 vs 0.393 (pooled; ad hoc 99 RTC 0.532), p < 0.0001",
+            f"{results.trials['tau_rtc'].mean():.3f} vs {results.trials['tau_mtc'].mean():.3f}; difference "
+            f"{tau.estimate:+.3f} {_ends(tau)}", rules.direction(tau, "tau of RTC - MTC"), trials=n, need="strong")
+    ip = paired_interval(results, "tau_ip", "tau_mtc")
+    out.add("IP's tau at MTC's number of judgments is not different from MTC's (paired t-test)",
+            "0.398 vs 0.393, not significant", f"{results.trials['tau_ip'].mean():.3f} vs "
+            f"{results.trials['tau_mtc'].mean():.3f}; difference {ip.estimate:+.3f} {_ends(ip)}",
+            rules.comparable(ip, "tau", "tau of IP - MTC"), trials=n, need="heavy")
+    ip_rtc = paired_interval(results, "tau_rtc", "tau_ip")
+    out.add("IP's tau is lower than RTC's (paired t-test)", "0.398 vs 0.555, significantly lower",
+            f"{results.trials['tau_ip'].mean():.3f} vs {results.trials['tau_rtc'].mean():.3f}; RTC - IP "
+            f"{ip_rtc.estimate:+.3f} {_ends(ip_rtc)}", rules.direction(ip_rtc, "tau of RTC - IP"), trials=n,
+            need="strong")
+    by_type = {n_orig: trial_tallies(pairs, "rtc", mask=(pairs["n_original"] == n_orig).to_numpy())
+               for n_orig in (0, 1, 2)}
+
+    def type_gap(other):
+        a, b = by_type[0], by_type[other]
+        return statistic_interval(lambda idx: a["w"][idx].sum(1) / a["pairs"][idx].sum(1)
+                                  - b["w"][idx].sum(1) / b["pairs"][idx].sum(1), len(a["trials"]))
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gaps = {other: type_gap(other) for other in (1, 2)}
+    w_type = {name: ratio_interval(by_type[n_orig]["w"], by_type[n_orig]["pairs"], seed=INTERVAL_SEED)
+              for n_orig, name in ((2, "two"), (1, "one"), (0, "no"))}
+    out.add("pairs of two new runs are the best calibrated: their W̄ is above both other types' (Table 3)",
+            ", ".join(f"{g.split()[0]} {v['W_bar']:+.2f}" for g, v in PAPER_TABLE3.items()),
+            ", ".join(f"{name} {i.estimate:+.2f} {_ends(i, '.2f')}" for name, i in w_type.items()),
+            rules.combine([rules.direction(gaps[1], "W̄ no original - one original", fmt=".2f"),
+                           rules.direction(gaps[2], "W̄ no original - two original", fmt=".2f")], every=True),
+            trials=n, need="heavy")
+    low = (pairs["overlap"] < 0.1).to_numpy()
+    differences = overlap_differences(results, 0.0, 0.1)
+    accuracy = {name: ratio_interval(trial_tallies(pairs, name.lower(), mask=low)["right"],
+                                     trial_tallies(pairs, name.lower(), mask=low)["pairs"], seed=INTERVAL_SEED)
+                for name in ("MTC", "RTC")}
+    out.add("RTC predicts pairs sharing 0-10% of their documents better than MTC and IP (Sec. 5, worst case)",
+            "RTC 0.876, MTC and IP 0.60", f"RTC {accuracy['RTC'].estimate:.3f}, MTC {accuracy['MTC'].estimate:.3f}; "
+            + "; ".join(f"{k} {i.estimate:+.3f} {_ends(i)}" for k, i in differences.items())
+            + f" ({int(low.sum())} pairs)",
+            rules.combine([rules.direction(i, k) for k, i in differences.items()], every=True), trials=n,
+            need="heavy", degenerate=("overlap",), note="IP's ties count half right")
+    w_low = w_bar_interval(results, "rtc", mask=low)
+    out.add("RTC's W̄ is positive for pairs sharing 0-10% of their documents (Table 4)",
+            f"W̄ = {PAPER_TABLE4['0 – 0.1']['W_bar']:+.2f}", _w_text(w_low), rules.at_least(w_low, 0.0, "W̄", ".2f"),
+            kind="value", trials=n, need="heavy", degenerate=("overlap",))
+    fig2 = figure2_data(results)
+    fig2 = fig2[(fig2["algorithm"] == "RTC") & (fig2["pairs"] >= FIGURE2_MIN_PAIRS)
+                & (fig2["mean_confidence"] < FIGURE2_UP_TO)]
+    fine = np.round(np.arange(0.5, 1.0001, 0.025), 6)
+    fine_acc = bin_intervals(results, "rtc", fine)
+    line = [rules.at_least(fine_acc[int(round((low_edge - 0.5) / 0.025))], conf, f"accuracy {low_edge:.3f}+")
+            for low_edge, conf in zip(fig2["bin_low"], fig2["mean_confidence"])]
+    under = [f"{b:.3f}" for b, r in zip(fig2["bin_low"], line) if r.agrees == "no"]
+    out.add(f"RTC is on or above the diagonal of Figure 2 until confidence about {FIGURE2_UP_TO}",
+            "on or above at all points below about 0.97",
+            f"{len(line)} bins of width 0.025 with >= {FIGURE2_MIN_PAIRS} pairs below {FIGURE2_UP_TO}"
+            + (f"; below the diagonal: {', '.join(under)}" if under else ""),
+            rules.combine(line, every=True) if line else rules.Rating("inconclusive", "", "no bin to rate"),
+            trials=n, need="heavy", degenerate=("confidence",),
+            note="each bin's accuracy >= its mean confidence over its whole interval")
+    budget = budget_evidence(results)
+    out.add("small judgment sets (<= 100 judgments) are more accurate at confidence >= 0.9 than sets above the "
+            "median (Sec. 5)", "99.7% vs 93% (sets above the median, 235)",
+            f"{budget['accuracy small'].estimate:.3f} vs {budget['accuracy large'].estimate:.3f} (median "
+            f"{budget['median']:g}); difference {budget['accuracy gap'].estimate:+.3f} {_ends(budget['accuracy gap'])}",
+            rules.direction(budget["accuracy gap"], "accuracy of small - large sets"), trials=n, need="heavy")
+    share = budget["share small"]
+    out.add("ten percent of the judgment sets have 100 or fewer judgments (Sec. 5)", "10%",
+            f"{share.estimate:.1%} {_ends(_scaled(share, 100), '.1f')}%",
+            rules.comparable(_difference(_scaled(share, 100), 100 * PAPER_TEXT["share_sets_le_100_judgments"]),
+                             "points", "share - 10%", ".1f"), kind="value", trials=n, need="heavy")
+    out.add("the small judgment sets are very reliable: W̄ >= 0 and accuracy >= 0.95 at confidence >= 0.9 (Sec. 5)",
+            "W̄ = +0.41, accuracy 99.7%", f"{_w_text(budget['W small'])}; accuracy "
+            f"{budget['accuracy small'].estimate:.3f} {_ends(budget['accuracy small'])}",
+            rules.combine([rules.at_least(budget["W small"], 0.0, "W̄", ".2f"),
+                           rules.at_least(budget["accuracy small"], 0.95, "accuracy")]), kind="value", trials=n,
+            need="heavy")
+    ratio = budget["wrong/right"]
+    out.add("wrong predictions come from judgment sets with more judgments than right ones (Sec. 5, overfitting)",
+            "over 50% more (ratio > 1.5)", f"ratio {ratio.estimate:.2f} {_ends(ratio, '.2f')}",
+            rules.direction(_difference(ratio, 1.0), "ratio - 1", fmt=".2f"), trials=n, need="heavy",
+            note="mean judgments of the trial behind each wrong prediction over those behind right ones")
+    capped = w_bar_interval(results, "rtc", capped=True)
+    lift = ratio_interval(rt["w_capped"] - rt["w"], rt["pairs"], seed=INTERVAL_SEED)
+    out.add("capping confidence at 95% solves RTC's overconfidence (Sec. 6): W̄ rises to near 0",
+            "a 'hack' that solves the problem (no figure)", f"capped {_w_text(capped)}; rise {lift.estimate:+.2f} "
+            f"{_ends(lift, '.2f')}", rules.combine([rules.direction(lift, "W̄ capped - W̄", fmt=".2f"),
+                                                     rules.at_least(capped, W_NEAR_ZERO, "capped W̄", ".2f")],
+                                                    every=True), trials=n, need="heavy")
+
+
+def claims(results: ExperimentResults, dataset: str, *, prior=(1000.0, 1000.0), prior_source: str = "",
            paper_prior: ExperimentResults | None = None, paper_prior_uncertainty: ExperimentResults | None = None,
-           strength: pd.DataFrame | None = None, variance: pd.DataFrame | None = None,
-           footnote: pd.DataFrame | None = None, toy: pd.DataFrame | None = None) -> list:
-    """The paper's statements beside the kit's numbers (:class:`evalkit.claims.Claim` rows) for what was run.
+           choice=None, constant: dict | None = None, variance: pd.DataFrame | None = None,
+           footnote: pd.DataFrame | None = None, toy: pd.DataFrame | None = None, plan=None) -> list:
+    """The paper's statements beside the kit's numbers (:class:`evalkit.claims.Claim` rows) for what was run, each
+    rated by a rule of :mod:`evalkit.claims.rules` on its 95% interval over trials.
 
-    ``results``: the main experiment (the kit's prior ``prior``, chosen on ``prior_source``); ``paper_prior`` the
+    ``results``: the main experiment (RTC at Beta(``prior``), chosen as ``prior_source`` says); ``paper_prior`` the
     same trials with the paper's Beta(1, 1); ``paper_prior_uncertainty`` Beta(1, 1) with the kit's
-    coefficient-uncertainty option (beyond the paper); ``strength`` :func:`prior_strength_table` on this dataset;
-    ``variance`` :func:`variance_monte_carlo`; ``footnote`` :func:`footnote_check`; ``toy``
-    :func:`toy_distribution`."""
-    from evalkit.claims import THIS_COLLECTION, Claim
-
-    t2, summary, tests = table2(results), table2_summary(results), hypothesis_tests(results)
-    acc = t2[("RTC", "accuracy")]
-    lower_edges = pd.Series(BIN_EDGES[:-1], index=list(BIN_LABELS))
-    robust_bins = int((acc >= lower_edges).sum())
-    w_rtc, w_mtc = summary.loc["W_bar", "RTC"], summary.loc["W_bar", "MTC"]
-    by_test = tests.set_index(["test", "comparison"])
-    wilcoxon_p = by_test.loc[("Wilcoxon signed-rank", "judgments MTC vs RTC"), "p_value"]
-    tau_p = by_test.loc[("paired t", "tau MTC vs RTC"), "p_value"]
-    ip_p = by_test.loc[("paired t", "tau IP vs MTC"), "p_value"]
-    median, tau = summary.loc["median judged"], summary.loc["mean tau"]
-    t3 = table3(results)
-    t3_w = {group: t3.loc["W_bar", (group, "accuracy")] for group in ("two original", "one original", "no original")}
-    low_overlap = table4(results).loc["W_bar", ("0 – 0.1", "accuracy")]
-    worst = overlap_accuracy(results, 0.0, 0.1)
-    source_name = prior_source.split(" (")[0]
-    source = f"kit prior Beta({prior[0]:g}, {prior[1]:g}), chosen on {source_name}" if prior_source else \
-        f"kit prior Beta({prior[0]:g}, {prior[1]:g})"
-    if prior_source:
-        source += " (this dataset: in-sample)" if source_name == dataset else " (held out)"
-    out = [
-        Claim(PAPER, "RTC's confidence can be trusted on new runs: accuracy in each confidence bin >= its lower edge "
-              "(Table 5, ad hoc 99)", " ".join(f"{v:.3f}" for v in PAPER_ADHOC99["accuracy"].values()),
-              " ".join(f"{v:.3f}" for v in acc) + f" ({robust_bins}/7 bins robust)", dataset,
-              "yes" if robust_bins == 7 else "partly" if robust_bins >= 4 else "no",
-              f"{source}; the paper's Beta(1, 1) was trained on TREC-4", paper_dataset=ADHOC99, kind="direction"),
-        Claim(PAPER, "RTC's bookmaker winnings are close to 0 (Table 5 ad hoc 99; Table 2 pooled)",
-              "W̄ = -0.44 (ad hoc 99), -0.39 (pooled)", f"W̄ = {w_rtc:.2f} ({source})", dataset,
-              _w_verdict(w_rtc), f"MTC's W̄ here: {w_mtc:.2f}; few very confident mistakes in the 1.0 bin dominate W̄ "
-              "(-W capped at 100)", paper_dataset=ADHOC99),
-    ]
-    if paper_prior is not None:
-        s = rtc_summary(paper_prior)
-        best = ""
-        if strength is not None and len(strength):
-            top = strength.loc[strength["W_bar"].idxmax()]
-            best = f"; best of a = {', '.join(f'{a:g}' for a in strength['a = b'])}: a = {top['a = b']:g}, W̄ = {top['W_bar']:.2f}"
-        out.append(Claim(PAPER, "RTC at the paper's aggregation prior Beta(1, 1) is calibrated (Table 5 ad hoc 99)",
-                         "W̄ = -0.44, median 179 judgments", _describe(s) + best, dataset, _w_verdict(s["W_bar"]),
-                         "the fitted model tilts the mean p of one run's documents against the other's, and "
-                         "SD[dMAP] over all topics is too small to absorb the tilt: the sign is decided after 10 "
-                         "judgments (Section 4)", paper_dataset=ADHOC99))
-    if paper_prior_uncertainty is not None:
-        s = rtc_summary(paper_prior_uncertainty)
-        out.append(Claim(PAPER, "beyond the paper: RTC at Beta(1, 1) with the coefficients' uncertainty added to "
-                         "Var[dMAP] (Laplace + delta method)", "W̄ = -0.44, median 179 (ad hoc 99); 4.7% in the 1.0 "
-                         "bin (pooled)", _describe(s), dataset, _w_verdict(s["W_bar"]),
-                         "an option of the kit, off by default; not the paper's model", paper_dataset=ADHOC99))
-    out += [
-        Claim(PAPER, "MTC (p = 0.5) overstates confidence on new runs (Table 2)", "W̄ = -5.34; accuracy 0.683 in the 1.0 bin",
-              f"W̄ = {w_mtc:.2f}; accuracy {t2.loc['1.0', ('MTC', 'accuracy')]:.3f} in the 1.0 bin", dataset,
-              ("yes" if w_mtc < w_rtc else "no") if np.isfinite(w_mtc) else "", "rated on MTC's W̄ below RTC's",
-              paper_dataset=POOLED, kind="direction"),
-        Claim(PAPER, "RTC needs fewer judgments than MTC to reach 95% on the first pair (paired Wilcoxon)",
-              "median 251 vs 235 (pooled; ad hoc 99 RTC 179), p < 0.0001",
-              f"median {median['MTC']:g} vs {median['RTC']:g}, p = {wilcoxon_p:.2g}", dataset,
-              "yes" if median["RTC"] < median["MTC"] and wilcoxon_p < 0.05 else "partly", paper_dataset=POOLED,
-              kind="direction"),
-        Claim(PAPER, "RTC ranks the k runs better than MTC (mean Kendall tau, paired t-test)",
-              "0.555 vs 0.393 (pooled; ad hoc 99 RTC 0.532), p < 0.0001",
-              f"{tau['RTC']:.3f} vs {tau['MTC']:.3f}, p = {tau_p:.2g}", dataset,
-              "yes" if tau["RTC"] > tau["MTC"] and tau_p < 0.05 else "partly", paper_dataset=POOLED,
-              kind="direction"),
-        Claim(PAPER, "IP's tau at MTC's number of judgments is not significantly different from MTC's",
-              "0.398 vs 0.393, not significant", f"{tau['IP']:.3f} vs {tau['MTC']:.3f}, p = {ip_p:.2g}", dataset,
-              "yes" if ip_p >= 0.05 else "partly", paper_dataset=POOLED, kind="direction"),
-        Claim(PAPER, "pairs of two new runs are the best calibrated (Table 3, W̄ by pair type)",
-              "two -1.11, one -0.87, no original -0.27", ", ".join(f"{g.split()[0]} {v:.2f}" for g, v in t3_w.items()),
-              dataset, "yes" if t3_w["no original"] >= max(t3_w.values()) else "no", paper_dataset=POOLED,
-              kind="direction"),
-        Claim(PAPER, "RTC stays robust for runs sharing 0-10% of documents (Table 4; text: RTC 0.876 vs MTC, IP 0.60)",
-              "W̄ = +0.44; accuracy RTC 0.876, MTC 0.60, IP 0.60",
-              f"W̄ = {low_overlap:.2f}; accuracy " + ", ".join(f"{a} {v:.3f}" for a, v in worst["accuracy"].items())
-              + f" ({int(worst['pairs'].iloc[0])} pairs)", dataset, _w_verdict(low_overlap) if low_overlap < 0 else
-              ("yes" if np.isfinite(low_overlap) else ""), paper_dataset=POOLED),
-    ]
+    coefficient-uncertainty option (beyond the paper); ``choice`` the topic-split choice of the prior
+    (:func:`~evalkit.papers.carterette2007.prior.prior_cross_validation`, beyond the paper); ``constant``
+    :func:`~evalkit.papers.carterette2007.prior.constant_p_evidence` (beyond); ``variance``
+    :func:`variance_monte_carlo`; ``footnote`` :func:`footnote_check`; ``toy`` :func:`toy_distribution`; ``plan``
+    the notebook's plan (its degenerate studies leave their claims unrated)."""
+    out = _Rows(dataset, plan)
+    source = f"kit prior Beta({prior[0]:g}, {prior[1]:g})" + (f", {prior_source}" if prior_source else "")
+    _main_rows(out, results, source)
+    if paper_prior is not None and len(paper_prior.trials):
+        w = w_bar_interval(paper_prior)
+        out.add("RTC at the paper's aggregation prior Beta(1, 1) is calibrated: W̄ close to 0 (Table 5 ad hoc 99)",
+                "W̄ = -0.44, median 179 judgments", f"{_w_text(w)}, median "
+                f"{paper_prior.trials['judged_rtc'].median():g} judgments, {len(paper_prior.trials)} trials",
+                rules.at_least(w, W_NEAR_ZERO, "W̄", ".2f"), paper_dataset=ADHOC99, kind="value",
+                note="the kit's reconstruction of RTC with the paper's stated prior (its other smoothing was trained "
+                     "on TREC-4)", trials=len(paper_prior.trials), need="heavy")
+    if paper_prior_uncertainty is not None and len(paper_prior_uncertainty.trials):
+        w = w_bar_interval(paper_prior_uncertainty)
+        out.add("beyond the paper: RTC at Beta(1, 1) with the coefficients' uncertainty added to Var[dMAP] "
+                "(Laplace + delta method) has W̄ close to 0", "W̄ = -0.44, median 179 (ad hoc 99)",
+                f"{_w_text(w)}, median {paper_prior_uncertainty.trials['judged_rtc'].median():g} judgments, "
+                f"{len(paper_prior_uncertainty.trials)} trials", rules.at_least(w, W_NEAR_ZERO, "W̄", ".2f"),
+                paper_dataset=ADHOC99, kind="value", scope="beyond",
+                note="an option of the kit, off by default, not the paper's model; its figure depends on how the "
+                     "coefficients' covariance enters Var[dMAP] (see evalkit.confidence.expert_model)",
+                trials=len(paper_prior_uncertainty.trials), need="heavy")
+    if choice is not None and choice.held_out:
+        parts = [rules.at_least(i, W_NEAR_ZERO, f"W̄ on half {part}", ".2f") for part, i in choice.held_out.items()]
+        out.add("beyond the paper: the prior chosen on one half of the topics is calibrated on the other half "
+                "(W̄ close to 0), as the paper's TREC-4 prior was on its other collections (Table 5)",
+                "W̄ -0.07 to -0.67 on the collections not trained on",
+                "; ".join(f"half {part}: a = {choice.chosen[o]:g} from half {o}, {_w_text(i)}"
+                          for (part, i), o in zip(choice.held_out.items(), reversed(list(choice.held_out)))),
+                rules.combine(parts, every=True), paper_dataset=THIS_COLLECTION, kind="value", scope="beyond",
+                trials=choice.split.n_trials, need="strong",
+                note=f"{len(choice.split.halves['A'])} and {len(choice.split.halves['B'])} topics a half")
+    if constant:
+        d = constant["difference"]
+        out.add("beyond the paper: RTC's fitted p rank the runs better than a constant p with their mean (tau)",
+                "RTC's expert aggregation 'boosts performance a great deal' over uniform p (Sec. 5)",
+                f"tau {constant['tau_rtc'].estimate:.3f} vs {constant['tau_constant'].estimate:.3f}; difference "
+                f"{d.estimate:+.3f} {_ends(d)}; fitted p span {constant['range']:.3f} (median over trials)",
+                rules.direction(d, "tau of RTC - constant p"), paper_dataset=THIS_COLLECTION, kind="value",
+                scope="beyond", trials=len(results.trials), need="strong")
     if toy is not None:
         half = toy.loc[toy["AP"] == 0.5, "probability"].sum()
-        out.append(Claim(PAPER, "toy example (Sec. 2.1): P(AP = 1/2)", "0.056", f"{half:.3f}", "toy example", "no",
-                         "0.056 is P(A, C relevant, B not), whose AP is 7/12; P(AP = 0) = 0.036 agrees",
-                         paper_dataset="toy example"))
-    if variance is not None or footnote is not None:
-        parts = []
-        if footnote is not None:
-            parts.append("lone ranking of n = " + "/".join(str(n) for n in footnote.index) + ": Var overstated "
-                         + "/".join(f"{r:.1f}" for r in footnote["formula / Monte Carlo"]) + "x (does not shrink)")
+        out.add("toy example (Sec. 2.1): P(AP = 1/2)", "0.056", f"{half:.3f}",
+                rules.exact(half - 0.056, 5e-4, "P(AP = 1/2) - 0.056"), paper_dataset="toy example", kind="value",
+                note="0.056 is P(A, C relevant, B not), whose AP is 7/12; P(AP = 0) = 0.036 agrees",
+                dataset="toy example")
+    if footnote is not None:
+        ratios = footnote["formula / Monte Carlo"].to_numpy(np.float64)
+        errors = [_footnote_interval(row) for _, row in footnote.iterrows()]
+        parts = [rules.small(e, "relative", f"relative error at n = {n}") for n, e in zip(footnote.index, errors)]
+        kit = ("lone ranking of n = " + "/".join(str(n) for n in footnote.index) + ": Var overstated "
+               + "/".join(f"{r:.1f}" for r in ratios) + "x")
         if variance is not None:
-            parts.append(f"two-run universe {variance['median ratio'].iloc[1]:.1f}x (median over topics); "
-                         f"dMAP {variance['median ratio'].iloc[-1]:.2f}x")
-        checked_on = dataset if variance is not None else "simulated ranking"
-        out.append(Claim(PAPER, "the closed forms for E[AP], Var[AP] have negligible error (footnote 1)",
-                         "error O(n 2^-n)", "; ".join(parts), checked_on,
-                         "no", "the denominator sum X is treated as the constant |R|; for dMAP, what confidence "
-                         "uses, the formula matches Monte Carlo",
-                         paper_dataset=THIS_COLLECTION))  # about a formula: its reference (Monte Carlo) is here
-    return out
+            kit += (f"; two-run universe {variance['median ratio'].iloc[1]:.1f}x (median over topics); "
+                    f"dMAP {variance['median ratio'].iloc[-1]:.2f}x")
+        out.add("the closed forms for E[AP], Var[AP] have negligible error (footnote 1)", "error O(n 2^-n)", kit,
+                rules.combine(parts, every=True), paper_dataset=THIS_COLLECTION, kind="value",
+                note="the denominator sum X is treated as the constant |R|; for dMAP, what confidence uses, the "
+                     "formula matches Monte Carlo", dataset="simulated ranking")
+    return out.rows
+
+
+def _footnote_interval(row) -> Interval:
+    """The formula's relative error (formula / Monte Carlo - 1) with a normal-approximation interval from the Monte
+    Carlo variance's sampling error (``mc_relative_se``: sqrt((kurtosis - 1) / draws))."""
+    ratio = float(row["formula / Monte Carlo"])
+    se = float(row.get("mc_relative_se", 0.0))
+    low, high = ratio / (1 + 1.96 * se) - 1, ratio / max(1 - 1.96 * se, 1e-9) - 1
+    return Interval(ratio - 1, min(low, high), max(low, high), 0.95, "Monte Carlo sampling error", 0)
+
+
+#: the claims :func:`sensitivity` follows across prior strengths (those RTC decides), by a short name
+SENSITIVE = {
+    "RTC's confidence can be trusted on new runs": "accuracy >= each bin's edge",
+    "RTC's bookmaker winnings are close to 0": "W̄ close to 0",
+    "MTC (p = 0.5) overstates confidence": "MTC's W̄ below RTC's",
+    "RTC needs fewer judgments than MTC to reach 95%": "fewer judgments (median)",
+    "RTC needs fewer judgments than MTC on average": "fewer judgments (mean)",
+    "RTC ranks the k runs better than MTC": "RTC's tau above MTC's",
+    "IP's tau is lower than RTC's": "RTC's tau above IP's",
+    "pairs of two new runs are the best calibrated": "two new runs best calibrated",
+    "RTC predicts pairs sharing 0-10%": "low overlap: RTC beats MTC and IP",
+    "RTC is on or above the diagonal": "Figure 2 on or above the diagonal",
+    "capping confidence at 95%": "capping at 95% solves it",
+}
+
+
+def sensitivity(by_strength: dict, dataset: str, plan=None) -> pd.DataFrame:
+    """Does each verdict survive the reconstructed prior? For each strength a (``{a: ExperimentResults}``, the main
+    experiment's trials with RTC re-run at Beta(a, a): :func:`~evalkit.papers.carterette2007.prior.with_rtc_from`),
+    the rating of every claim RTC decides (:data:`SENSITIVE`), read on its interval over those trials as the claims
+    table reads it (yes / no / partly / inconclusive; "degenerate" where the plan says so). Rows: the claims;
+    columns: ``a = <a>``; the last row, the trials each column rests on."""
+    columns = {}
+    for a, res in by_strength.items():
+        rows = claims(res, dataset, plan=plan)
+        ratings = {}
+        for row in rows:
+            name = next((short for start, short in SENSITIVE.items() if row.claim.startswith(start)), None)
+            if name is not None:
+                ratings[name] = "degenerate" if row.not_rated.startswith("degenerate") else row.agrees
+        ratings["trials"] = str(len(res.trials))
+        columns[f"a = {float(a):g}"] = ratings
+    table = pd.DataFrame(columns)
+    order = [name for name in SENSITIVE.values() if name in table.index] + ["trials"]
+    table = table.reindex(order)
+    table.index.name = "claim"
+    return table
+
+
+def _percent(interval: Interval, fmt: str = ".0%") -> str:
+    """``50% [30%, 70%]`` (the interval's ends only when it has them)."""
+    ends = f" [{interval.low:{fmt}}, {interval.high:{fmt}}]" if interval.finite else ""
+    return f"{interval.estimate:{fmt}}{ends}"
 
 
 def _fmt_bins(values) -> str:
@@ -161,79 +387,137 @@ def alpha_of(results: ExperimentResults) -> float:
     return float(results.params.get("alpha", 0.95))
 
 
-def findings_markdown(results: ExperimentResults, dataset: str, *, prior=RTC_SMOOTHED["prior"], prior_source: str = "",
+def most_confident_wrong(zero: pd.DataFrame):
+    """The wrong prediction of :func:`zero_judgment_trials` claimed with the most confidence (the least
+    min(P, 1 - P): P = 1e-22 and P = 1 - 1e-22 tie once 0.5 is subtracted in floating point, so the distance from
+    certainty is compared, not the distance from 0.5); None when none is wrong. Only a P near 0 resolves that
+    distance: near 1, 1 - P is lost below :data:`UNRESOLVED` (a P that rounds to 1 ties with every other), so
+    :func:`confident_wrong_sentence` says so rather than naming one of the tied as the most confident."""
+    wrong = zero[zero["sign right"] == 0]
+    if not len(wrong):
+        return None
+    p = wrong["P(dMAP < 0)"].to_numpy(np.float64)
+    return wrong.iloc[int(np.argmin(np.minimum(p, 1.0 - p)))]
+
+
+#: below this, 1 - P for a P near 1 is not resolved in double precision (its spacing near 1 is 1.1e-16)
+UNRESOLVED = 1e-15
+
+
+def confident_wrong_sentence(zero: pd.DataFrame) -> str:
+    """The sentence on the most confident wrong prediction among the zero-judgment trials (empty when none is
+    wrong). A P(dMAP < 0) near 0 is exact to its last digit; near 1 its complement is lost below
+    :data:`UNRESOLVED`, and such predictions cannot be ranked against each other or against a tiny resolved P: the
+    sentence then counts them instead of naming one as the most confident."""
+    wrong = zero[zero["sign right"] == 0]
+    if not len(wrong):
+        return ""
+    p = wrong["P(dMAP < 0)"].to_numpy(np.float64)
+    unresolved = (p >= 0.5) & (1.0 - p < UNRESOLVED)
+    if unresolved.any():
+        example = wrong[unresolved].iloc[0]
+        count = int(unresolved.sum())
+        text = (f" {count} {plural(count, 'wrong prediction')} claimed a certainty beyond double precision "
+                f"(P(ΔMAP > 0) below {UNRESOLVED:.0e}, so they cannot be ranked against each other), e.g. "
+                f"{example['runs']} on a true ΔMAP of {example['true dMAP']:+.3f}.")
+        resolved = wrong[~unresolved]
+        if not len(resolved):
+            return text
+        best = most_confident_wrong(resolved)
+        prefix = " Of the others, the most confident"
+    else:
+        text, best, prefix = "", most_confident_wrong(wrong), " The most confident wrong one"
+    prob = best["P(dMAP < 0)"]
+    said = f"P(ΔMAP < 0) = {prob:.2g}" if prob < 0.5 else f"P(ΔMAP > 0) = {1 - prob:.2g}"
+    return text + f"{prefix}, {best['runs']}, had {said} on a true ΔMAP of {best['true dMAP']:+.3f}."
+
+
+def lists_markdown(depth: int, dataset: str, judged_depth: int | None = None) -> str:
+    """The sentence on how deep the lists are cut, from the plan's ``depth`` (never "as in the paper" unless it is
+    the paper's 100)."""
+    if depth == PAPER_DEPTH:
+        return f"On {dataset} the lists are cut at {depth} documents, as in the paper."
+    why = (f"the judged depth of {dataset}" if judged_depth is not None and depth >= judged_depth else "as set")
+    return (f"On {dataset} the lists are cut at {depth} documents ({why}; the paper's {PAPER_DEPTH}, as deep as "
+            "ad hoc 99 was judged), and the truth is MAP on those lists.")
+
+
+def findings_markdown(results: ExperimentResults, dataset: str, *, prior=(1000.0, 1000.0), prior_source: str = "",
                       variance: pd.DataFrame | None = None) -> str:
     """"Why the kit's numbers differ from the paper's", in Markdown, every number computed from ``results`` (the
-    main experiment on ``dataset``) and naming the collection it describes."""
+    main experiment on ``dataset``), trial figures with their 95% interval over trials."""
     t2, summary = table2(results), table2_summary(results)
     tests = hypothesis_tests(results).set_index(["test", "comparison"])
     wilcoxon_p = tests.loc[("Wilcoxon signed-rank", "judgments MTC vs RTC"), "p_value"]
-    tau_p = tests.loc[("paired t", "tau MTC vs RTC"), "p_value"]
-    ip_p = tests.loc[("paired t", "tau IP vs MTC"), "p_value"]
-    budget = budget_summary(results)
+    budget = budget_evidence(results)
     pairs = results.pairs
     usable = pairs["true_delta"] != 0
     low = (pairs["overlap"] < 0.1) & usable
     worst = overlap_accuracy(results, 0.0, 0.1)
     zero = zero_judgment_trials(results)
-    trials = len(results.trials)
-    n_pairs = len(pairs)
+    trials, n_pairs = len(results.trials), len(pairs)
     rtc_acc = t2[("RTC", "accuracy")].to_numpy()
     paper_acc = np.array(list(PAPER_ADHOC99["accuracy"].values()))
     below = rtc_acc[:6] - paper_acc[:6]
-    lines = [f"**Why the kit's numbers differ from the paper's** ({dataset}, {trials} trials, {n_pairs:,} pairs; every "
-             "number here is computed from this run):", ""]
+    w_rtc, w_mtc = w_bar_interval(results, "rtc"), w_bar_interval(results, "mtc")
+    tau = {name: trial_interval(results, f"tau_{name}") for name in ("rtc", "mtc", "ip")}
+    tau_gap = paired_interval(results, "tau_rtc", "tau_mtc")
+    lines = [f"**Why the kit's numbers differ from the paper's** ({dataset}, {trials} {plural(trials, 'trial')}, "
+             f"{n_pairs:,} pairs; every number here is computed from this run, [brackets] are 95% intervals over "
+             "trials):", ""]
     lines.append(
-        f"* **Direction.** RTC needs a median of {summary.loc['median judged', 'RTC']:g} judgments against MTC's "
-        f"{summary.loc['median judged', 'MTC']:g} (Wilcoxon p = {wilcoxon_p:.2g}; the paper: 179 on ad hoc 99, 235 vs "
-        f"251 pooled), ranks the {results.params.get('k', 10)} runs with τ = {summary.loc['mean tau', 'RTC']:.3f} "
-        f"against MTC's {summary.loc['mean tau', 'MTC']:.3f} (p = {tau_p:.2g}; the paper 0.555 vs 0.393), and has "
-        f"W̄ = {summary.loc['W_bar', 'RTC']:.2f} against MTC's {summary.loc['W_bar', 'MTC']:.2f} (the paper: -0.39 vs "
-        f"-5.34 pooled, -0.44 for RTC on ad hoc 99). IP's τ is {summary.loc['mean tau', 'IP']:.3f} (p = {ip_p:.2g} "
-        "against MTC; the paper: 0.398, not significant).")
+        f"* **Direction.** RTC needs a median of {summary.loc['median judged', 'RTC']:g} judgments "
+        f"{summary.loc['median judged', 'RTC 95% interval']} against MTC's {summary.loc['median judged', 'MTC']:g} "
+        f"(Wilcoxon p = {wilcoxon_p:.2g}; the paper: 179 on ad hoc 99, 235 vs 251 pooled), ranks the "
+        f"{results.params.get('k', 10)} runs with τ = {tau['rtc'].estimate:.3f} {_ends(tau['rtc'])} against "
+        f"MTC's {tau['mtc'].estimate:.3f} (difference {tau_gap.estimate:+.3f} {_ends(tau_gap)}; the paper 0.555 "
+        f"vs 0.393), and has W̄ = {w_rtc.estimate:.2f} {_ends(w_rtc, '.2f')} against MTC's {w_mtc.estimate:.2f} "
+        f"{_ends(w_mtc, '.2f')} (the paper: -0.39 vs -5.34 pooled, -0.44 for RTC on ad hoc 99). IP's τ is "
+        f"{tau['ip'].estimate:.3f} {_ends(tau['ip'])} (the paper: 0.398, as MTC's).")
     lines.append(
         f"* **The top bin.** {t2.loc['1.0', ('RTC', '% in bin')]:.1%} of RTC's pairs land in the 1.0 bin (the paper: "
-        f"4.7% pooled), right {t2.loc['1.0', ('RTC', 'accuracy')]:.1%} of the time (the paper: 98.9–99.6%); each "
-        "confident mistake costs up to 100 in W̄. Below 0.99 the accuracies are "
-        f"{_fmt_bins(rtc_acc[:6])} against the ad hoc 99 column's {_fmt_bins(paper_acc[:6])} "
+        f"4.7% pooled), right {_percent(bin_intervals(results, 'rtc')[-1], '.1%')} of "
+        "the time (the paper: 98.9–99.6%); each confident mistake costs up to 100 in W̄. Below 0.99 the accuracies "
+        f"are {_fmt_bins(rtc_acc[:6])} against the ad hoc 99 column's {_fmt_bins(paper_acc[:6])} "
         f"({np.nanmin(below):+.3f} to {np.nanmax(below):+.3f}).")
+    ratio = budget["wrong/right"]
+    direction = choose(ratio.finite and ratio.high < 1, "fewer", choose(ratio.finite and ratio.low > 1, "more",
+                                                                        "about as many"))
     lines.append(
-        f"* **How many judgments.** {budget.iloc[0, 0]:.0%} of the trials reach α on the first pair within 100 "
-        f"judgments (the paper: 10%). Wrong predictions come from trials with {budget.iloc[4, 0]:.2f} times the "
-        "judgments of right ones (the paper's 'overfitting' paragraph: more than 1.5 times).")
+        f"* **How many judgments.** {_percent(budget['share small'])} of the "
+        "trials reach α on the first pair within 100 judgments (the paper: 10%). Wrong predictions come from trials "
+        f"with {ratio.estimate:.2f} {_ends(ratio, '.2f')} times the judgments of right ones: {direction} (the paper's "
+        "'overfitting' paragraph: more than 1.5 times).")
     if len(zero):
         right = zero["sign right"].dropna()
         text = (
-            f"* **Zero-judgment trials.** In {len(zero)} of {trials} trials ({len(zero) / trials:.0%}) MTC, and so RTC, "
+            f"* **Zero-judgment trials.** In {len(zero)} of {trials} trials ({len(zero) / trials:.0%}) MTC, and "
+            "so RTC, "
             "judged nothing: with every document at p = 0.5 the first pair was already at confidence α. A run that "
             "returns few documents for a topic has a small expected AP numerator over the same |R|, so p = 0.5 "
-            f"ranks it low whatever it retrieved (shortest list in those trials: median {zero['shortest list'].median():g} "
+            "ranks it low whatever it retrieved (shortest list in those trials: median "
+            f"{zero['shortest list'].median():g} "
             f"documents). The first pair's sign was right in {right.mean():.0%} of them, though MTC claimed at least "
             f"{alpha_of(results):.0%}.")
-        wrong = zero[zero["sign right"] == 0]
-        if len(wrong):
-            confident_wrong = wrong.loc[(wrong["P(dMAP < 0)"] - 0.5).abs().idxmax()]  # not `worst`: used below
-            prob = confident_wrong["P(dMAP < 0)"]
-            said = f"P(ΔMAP < 0) = {prob:.2g}" if prob < 0.5 else f"P(ΔMAP > 0) = {1 - prob:.2g}"
-            text += (f" The most confident wrong one, {confident_wrong['runs']}, had {said} on a true ΔMAP of "
-                     f"{confident_wrong['true dMAP']:+.3f}.")
+        text += confident_wrong_sentence(zero)
         lines.append(text)
     if low.any():
         lines.append(
             f"* **The worst case.** Pairs sharing under 10% of their documents ({int(low.sum())} pairs) have a median "
             f"true |ΔMAP| of {pairs.loc[low, 'true_delta'].abs().median():.3f} against "
             f"{pairs.loc[~low & usable, 'true_delta'].abs().median():.3f} for the others; IP gets "
-            f"{worst.loc['IP', 'accuracy']:.0%} of them right and RTC {worst.loc['RTC', 'accuracy']:.0%} (the paper: 60% "
+            f"{worst.loc['IP', 'accuracy']:.0%} {worst.loc['IP', '95% interval']} of them right and RTC "
+            f"{worst.loc['RTC', 'accuracy']:.0%} {worst.loc['RTC', '95% interval']} (as fractions; the paper: 60% "
             "and 87.6%).")
-    source = f", chosen on {prior_source}" if prior_source else ""
+    source = f", {prior_source}" if prior_source else ""
     lines.append(
-        f"* **The prior.** Section 4 shows what the paper's Beta(1, 1) aggregation prior does to this RTC; the kit uses "
-        f"Beta({prior[0]:g}, {prior[1]:g}){source}. The paper leaves out the MTC document weight (from its 2006 "
+        f"* **The prior.** Section 4 shows what the paper's Beta(1, 1) aggregation prior does to this RTC; this run "
+        f"uses Beta({prior[0]:g}, {prior[1]:g}){source}. The paper leaves out the MTC document weight (from its 2006 "
         "paper), the calibration prior, the intercept of Eq. 2 and what the experts are while the two original runs "
         "are judged: each is the kit's reading, documented in `evalkit.confidence`.")
     lines.append(
         "* **Different denominators.** Tables 2–4 pool five collections (ad hoc 94, 96–99); only Table 5's ad hoc 99 "
-        f"column is TREC-8. The paper ran \"over 1,000 trials\" a bin; here {trials} trials.")
+        f"column is TREC-8. The paper ran \"over 1,000 trials\" a bin; here {trials} {plural(trials, 'trial')}.")
     if variance is not None:
         lines.append(
             f"* **The variance formula** overstates Var[AP] {variance['median ratio'].iloc[0]:.1f} times for a lone "
@@ -259,7 +543,8 @@ def collapse_markdown(summary: pd.DataFrame, dataset: str, n_topics: int = 50) -
         f"**Why Beta(1, 1) collapses** ({dataset}: the first pair of {int(s.loc[paper_row, 'trials'])} trials after "
         f"their first 10 judgments). The median SD[ΔMAP] is {sd_fit:.4f} with the fitted p against {sd_half:.4f} at "
         f"p = 0.5: the variance {change}; the fitted p average {s.loc[paper_row, 'median mean p']:.2f}, with a mean "
-        f"p(1 - p) of {s.loc[paper_row, 'median mean p(1 - p)']:.3f} against 0.25 at p = 0.5. With {n_topics} topics SD[ΔMAP] is only about {sd_half:.3f}, so what decides is the "
+        f"p(1 - p) of {s.loc[paper_row, 'median mean p(1 - p)']:.3f} against 0.25 at p = 0.5. With {n_topics} topics "
+        f"SD[ΔMAP] is only about {sd_half:.3f}, so what decides is the "
         f"*mean*: the model gives one run's unjudged documents a different mean p from the other's (median |tilt| "
         f"{s.loc[paper_row, 'median |tilt|']:.3f}), which moves E[ΔMAP] by {s.loc[paper_row, 'median |E[dMAP]|']:.3f}, "
         f"{s.loc[paper_row, 'median |E| / SD']:.0f} SDs (median). {s.loc[paper_row, 'confidence >= 0.95']:.0%} of "
@@ -272,34 +557,85 @@ def collapse_markdown(summary: pd.DataFrame, dataset: str, n_topics: int = 50) -
 
 
 def variance_markdown(variance: pd.DataFrame, footnote: pd.DataFrame, dataset: str, pair_names) -> str:
-    """What :func:`variance_monte_carlo` (runs ``pair_names`` of ``dataset``) and :func:`footnote_check` show."""
-    ratios = "/".join(f"{r:.1f}" for r in footnote["formula / Monte Carlo"])
+    """What :func:`variance_monte_carlo` (runs ``pair_names`` of ``dataset``) and :func:`footnote_check` show; how the
+    lone-ranking ratio moves with n is read from ``footnote``."""
+    values = footnote["formula / Monte Carlo"].to_numpy(np.float64)
+    ratios = " → ".join(f"{r:.1f}" for r in values)
     sizes = "/".join(str(n) for n in footnote.index)
+    falls = bool(len(values) > 1 and values[-1] < values[0])
+    trend = choose(falls, f"it shrinks slowly with n (from {values[0]:.1f} to {values[-1]:.1f} over a "
+                          f"{footnote.index[-1] / footnote.index[0]:g}-fold longer ranking) and stays far above 1, "
+                          "not the vanishing O(n 2^-n) error footnote 1 states",
+                   "it does not shrink with n, so footnote 1's O(n 2^-n) bound on the error is wrong")
     return (
         f"**The variance against Monte Carlo** ({dataset}, {pair_names[0]} vs {pair_names[1]}, every document at "
         f"p = 0.5): the formula overstates Var[AP] {variance['median ratio'].iloc[0]:.1f} times for a lone ranking "
         f"(median over topics), {variance['median ratio'].iloc[1]:.1f} times when |R| runs over both runs' documents "
         f"(the universe MTC and RTC work in), and for ΔAP and ΔMAP it is right: {variance['median ratio'].iloc[2]:.2f} "
         f"per topic, {variance['median ratio'].iloc[3]:.2f} for ΔMAP. For a lone ranking of n = {sizes} documents the "
-        f"ratio is {ratios}: it does not shrink with n, so footnote 1's O(n 2^-n) bound on the error is wrong. "
-        "Confidence rests on ΔMAP, where the approximation is harmless.")
+        f"ratio is {ratios}: {trend}. Confidence rests on ΔMAP, where the approximation is harmless.")
 
 
-def prior_markdown(selection: pd.DataFrame, source: str, chosen: float, strength: pd.DataFrame | None = None,
-                   dataset: str = "") -> str:
-    """How the prior was chosen, in words, from the strength table on the held-out ``source`` (``selection``) and,
-    optionally, the same table on this ``dataset`` (``strength``)."""
-    best = selection.loc[selection["W_bar"].idxmax()]
-    row = selection.loc[selection["a = b"] == chosen].iloc[0]
-    text = (f"**The prior, chosen on held-out data.** On {source}, the strength with the best W̄ is a = {chosen:g} "
-            f"(W̄ = {row['W_bar']:.2f}, median {row['median judged']:g} judgments, {row['top-bin share']:.0%} of pairs "
-            f"in the 1.0 bin); W̄ ranges from {selection['W_bar'].min():.2f} to {best['W_bar']:.2f} over "
-            f"a = {', '.join(f'{a:g}' for a in selection['a = b'])}, so no strength reaches the paper's -0.44.")
-    if strength is not None and len(strength):
-        here = strength.loc[strength["W_bar"].idxmax()]
-        same = (dataset and source.split()[0] == dataset)
-        n = int(strength["trials"].iloc[0])
-        text += (f" On {dataset or 'this dataset'} ({n} trial{'s' if n != 1 else ''} a strength"
-                 f"{', the same collection: in-sample' if same else ', not used for the choice'}) the best is "
-                 f"a = {here['a = b']:g} with W̄ = {here['W_bar']:.2f}.")
-    return text
+def prior_markdown(choice, dataset: str, *, prior=None, second: pd.DataFrame | None = None,
+                   second_name: str = "", constant: dict | None = None) -> str:
+    """How the aggregation prior was chosen, in words: ``choice`` the topic-split cross-validation
+    (:func:`~evalkit.papers.carterette2007.prior.prior_cross_validation`, or None when the user set ``prior``), the
+    second opinion's strength table on ``second_name`` (``second``), and what a constant p keeps of RTC
+    (``constant``, :func:`~evalkit.papers.carterette2007.prior.constant_p_evidence` of the main experiment)."""
+    parts = []
+    if choice is not None:
+        split = choice.split
+        a, b = choice.chosen.get("A"), choice.chosen.get("B")
+        grid = ", ".join(f"{s:g}" for s in split.strengths)
+        pairs = zip(choice.held_out.items(), reversed(list(choice.held_out)))
+        held = "; ".join(f"a = {choice.chosen[o]:g} (chosen on half {o}) gives W̄ = {i.estimate:.2f} "
+                         f"{_ends(i, '.2f')} on half {part}" for (part, i), o in pairs)
+        parts.append(
+            f"**The prior, chosen on {dataset} by topic-split cross-validation.** The "
+            f"{sum(len(h) for h in split.halves.values())} "
+            f"topics were split at random (seed {split.seed}) into half A ({len(split.halves['A'])} topics: "
+            f"{', '.join(split.topic_ids['A'])}) and half B ({len(split.halves['B'])} topics: the others). On "
+            "each half "
+            f"RTC alone ran {split.n_trials} {plural(split.n_trials, 'trial')} at every a = {grid} (the same runs at "
+            f"every a); half A's best W̄ is at a = {a:g}, half B's at a = {b:g}"
+            + choose(choice.agree, ": the halves agree.", ": the halves disagree.")
+            + f" Held out, each half's choice scored on the other half's topics: {held}. The kit uses "
+            f"a = {choice.prior:g}, the best W̄ over both halves' trials together ({choice.pooled.estimate:.2f} "
+            f"{_ends(choice.pooled, '.2f')})"
+            + (f"; it beats the runner-up a = {choice.runner_up:g} by {choice.margin.estimate:+.2f} "
+               f"{_ends(choice.margin, '.2f')} on the same trials"
+               + choose(choice.margin.finite and choice.margin.low > 0, "", " (an interval that holds 0: the choice "
+                        "is within the noise)") if choice.margin is not None else "")
+            + ". Every topic took part in that choice, so the W̄ of the main experiment at that strength is not a "
+            "held-out figure; the held-out figures are the two just given."
+            + choose(choice.prior == max(split.strengths) or choice.prior == min(split.strengths),
+                     f" The choice lies at the edge of the grid (a = {choice.prior:g}): a strength beyond it might do "
+                     "better.", ""))
+    elif prior is not None:
+        parts.append(f"**The prior, set by the user**: Beta({prior[0]:g}, {prior[1]:g}); nothing was run to choose it.")
+    if second is not None and len(second):
+        best = second.loc[second["W_bar"].idxmax()]
+        at_choice = second.loc[second["a = b"] == (choice.prior if choice is not None else -1)]
+        parts.append(
+            f"**A second opinion** on {second_name} ({int(second['trials'].iloc[0])} "
+            f"{plural(int(second['trials'].iloc[0]), 'trial')} a strength), which played no part in the choice: "
+            "its best "
+            f"W̄ is at a = {best['a = b']:g} ({best['W_bar']:.2f} {best['W_bar 95% interval']})"
+            + (f"; at the chosen a = {choice.prior:g} it is {at_choice['W_bar'].iloc[0]:.2f} "
+               f"{at_choice['W_bar 95% interval'].iloc[0]}" if choice is not None and len(at_choice) else "") + ".")
+    if constant:
+        near = constant["range"] < 0.02
+        d = constant["difference"]
+        verdict = choose(d.finite and d.low > 0, "the fitted p still rank the runs better than a constant p",
+                         choose(d.finite and d.high < 0, "a constant p ranks the runs better than the fitted p",
+                                "the fitted p rank the runs no differently from a constant p (the interval holds 0)"))
+        parts.append(
+            f"**What is left of the expert model.** In this run the fitted p of the unjudged documents span "
+            f"{constant['range']:.3f} (median over trials of max - min; standard deviation "
+            f"{constant['sd']:.4f}) around "
+            f"{constant['mean']:.3f}"
+            + choose(near, ": RTC reduces to a near-constant p.", ".")
+            + f" A constant p equal to their mean gives τ = {constant['tau_constant'].estimate:.3f} "
+            f"{_ends(constant['tau_constant'])} against RTC's {constant['tau_rtc'].estimate:.3f} "
+            f"{_ends(constant['tau_rtc'])} (difference {d.estimate:+.3f} {_ends(d)}): {verdict}.")
+    return "\n\n".join(parts)

@@ -27,33 +27,10 @@ from evalkit.papers.carterette2007.paper import PAPER_TOY
 from evalkit.parallel import run_trials
 from evalkit.stats import kendall_tau
 
-#: the default of :func:`carterette_trial`: the aggregation prior Beta(a, a) with the best W-bar on held-out data
-#: (:data:`PRIOR_SELECTION`, from :data:`PRIOR_SOURCE`; the docstring of :mod:`evalkit.papers.carterette2007`)
+#: the aggregation prior Beta(a, a) of :func:`carterette_trial` when none is given (a library default for calls
+#: that name no prior, not a finding). The notebook never uses it unless its ``prior`` is set so: it chooses the
+#: strength at run time on the collection it studies (:func:`choose_prior_by_topic_split`).
 RTC_SMOOTHED = {"prior": (1000.0, 1000.0)}
-
-#: where :data:`RTC_SMOOTHED` was chosen: a collection the kit reports nothing else from when it reports TREC-8, as the
-#: paper chose its prior on TREC-4 and reported the others
-PRIOR_SOURCE = ("synthetic (the kit's simulated TREC-like collection, 129 runs x 50 topics, fitted to TREC-8's "
-                "statistics; 100 trials a strength, seed 2007)")
-
-#: ``prior_strength_table(TrialData.from_collection(load_dataset("synthetic")), n_trials=100, seed=2007)`` (RTC
-#: only, Platt slope >= 0), recorded: the table the default was chosen from
-#: (:func:`evalkit.papers.carterette2007.tables.choose_prior`: best W-bar)
-PRIOR_SELECTION = (
-    {'a = b': 1.0, 'trials': 100, 'median judged': 10.0, 'mean judged': 11.09, 'top-bin share': 0.6647, 'top-bin accuracy': 0.7967, 'W_bar': -14.7128, 'mean tau': 0.427},
-    {'a = b': 10.0, 'trials': 100, 'median judged': 10.0, 'mean judged': 28.36, 'top-bin share': 0.5096, 'top-bin accuracy': 0.853, 'W_bar': -9.0056, 'mean tau': 0.4558},
-    {'a = b': 30.0, 'trials': 100, 'median judged': 20.0, 'mean judged': 128.46, 'top-bin share': 0.4402, 'top-bin accuracy': 0.8753, 'W_bar': -7.0623, 'mean tau': 0.4776},
-    {'a = b': 100.0, 'trials': 100, 'median judged': 60.0, 'mean judged': 260.59, 'top-bin share': 0.3591, 'top-bin accuracy': 0.8998, 'W_bar': -5.1023, 'mean tau': 0.4896},
-    {'a = b': 300.0, 'trials': 100, 'median judged': 86.0, 'mean judged': 327.18, 'top-bin share': 0.2509, 'top-bin accuracy': 0.8973, 'W_bar': -3.9859, 'mean tau': 0.4754},
-    {'a = b': 1000.0, 'trials': 100, 'median judged': 108.5, 'mean judged': 384.95, 'top-bin share': 0.1793, 'top-bin accuracy': 0.8724, 'W_bar': -3.7827, 'mean tau': 0.4154},
-    {'a = b': 3000.0, 'trials': 100, 'median judged': 117.5, 'mean judged': 411.61, 'top-bin share': 0.1498, 'top-bin accuracy': 0.8368, 'W_bar': -4.0103, 'mean tau': 0.3718},
-)
-
-
-def prior_selection() -> pd.DataFrame:
-    """:data:`PRIOR_SELECTION` as a table (the held-out run the default prior was chosen from)."""
-    return pd.DataFrame(list(PRIOR_SELECTION))
-
 
 @dataclass(frozen=True)
 class TrialData:
@@ -133,8 +110,11 @@ def carterette_trial(
     ``model`` is the RTC relevance model (default ``ExpertAggregation(**RTC_SMOOTHED)``); ``weighting`` the MTC
     document weight; ``max_judgments`` an optional budget for each algorithm; ``overlap`` "jaccard" or
     "fraction"; ``rtc_experts`` "original" or "all"; ``run_mtc=False`` skips MTC and IP (their columns are NaN:
-    for studies of RTC alone, e.g. :func:`prior_strength_table`). ``shortest_list`` is the fewest documents either
+    for studies of RTC alone, e.g. :func:`rtc_sweep`). ``shortest_list`` is the fewest documents either
     original run returns for a topic (in the top 100): MTC's p = 0.5 judges short lists harshly.
+    ``p_mean_rtc``, ``p_range_rtc`` and ``p_sd_rtc`` describe RTC's fitted p over the k runs' unjudged documents
+    (their mean, range and standard deviation); ``tau_constant_p`` is tau when every unjudged document gets their
+    mean instead: what is left of RTC when its p do not vary.
     """
     rng = np.random.default_rng(trial_seed)
     runs = rng.choice(data.docs.shape[0], size=k, replace=False)
@@ -153,6 +133,15 @@ def carterette_trial(
         raise ValueError(f"rtc_experts must be 'original' or 'all'; got {rtc_experts!r}")
     est_rtc = estimate_runs(docs, by_rtc.judged, model)
     true_map = data.true_map[runs]
+    # how much the fitted p of the unjudged documents vary, and what a constant p with their mean ranks
+    universe = est_rtc.universe
+    judged_here = np.zeros(universe.n, bool)
+    position = universe.positions(by_rtc.order_topic, by_rtc.order_doc)
+    judged_here[position[position >= 0]] = True
+    fitted = est_rtc.p[:universe.n][~judged_here]
+    p_mean = float(fitted.mean()) if len(fitted) else np.nan
+    tau_constant = (kendall_tau(estimate_runs(docs, by_rtc.judged, p_mean).expected_map, true_map)
+                    if len(fitted) else np.nan)
     if run_mtc:
         est_mtc = estimate_runs(docs, by_mtc.judged, 0.5)
         ip_map = judged_map(docs, incremental_pooling(original, data.qrels, by_mtc.n_judgments))
@@ -185,6 +174,10 @@ def carterette_trial(
         "tau_mtc": tau_mtc,
         "tau_rtc": kendall_tau(est_rtc.expected_map, true_map),
         "tau_ip": tau_ip,
+        "p_mean_rtc": p_mean,
+        "p_range_rtc": float(np.ptp(fitted)) if len(fitted) else np.nan,
+        "p_sd_rtc": float(fitted.std()) if len(fitted) else np.nan,
+        "tau_constant_p": tau_constant,
     }
     pair_rows = {
         "trial": np.full(len(pairs), trial_index),
@@ -374,7 +367,8 @@ def variance_monte_carlo(data: TrialData, pair, p: float = 0.5, n_samples: int =
 def footnote_check(sizes=(10, 30, 100, 300), p: float = 0.5, n_samples: int = 20_000, seed: int = 0) -> pd.DataFrame:
     """Footnote 1 says the formulas' error is a negligible O(n 2^-n). For a lone ranking of n documents, each
     relevant with probability ``p``: Var[AP] by the formula, by Monte Carlo, and their ratio, per n (the ratio
-    would shrink towards 1 if the footnote held)."""
+    would shrink towards 1 if the footnote held); ``mc_relative_se`` is the Monte Carlo variance's relative standard
+    error, sqrt((kurtosis - 1) / n_samples), from which the claims take the ratio's interval."""
     from evalkit.confidence import ap_moments
 
     rng = np.random.default_rng(seed)
@@ -385,8 +379,11 @@ def footnote_check(sizes=(10, 30, 100, 300), p: float = 0.5, n_samples: int = 20
         total = x.sum(axis=1)
         ap = np.divide(numerator, total, out=np.zeros(n_samples), where=total > 0)
         formula = float(ap_moments(np.full(n, p))[1])
-        rows.append({"n": int(n), "formula Var[AP]": formula, "Monte Carlo Var[AP]": float(ap.var()),
-                     "formula / Monte Carlo": formula / float(ap.var()) if ap.var() > 0 else np.nan})
+        variance = float(ap.var())
+        kurtosis = float(((ap - ap.mean()) ** 4).mean() / variance**2) if variance > 0 else np.nan
+        rows.append({"n": int(n), "formula Var[AP]": formula, "Monte Carlo Var[AP]": variance,
+                     "formula / Monte Carlo": formula / variance if variance > 0 else np.nan,
+                     "mc_relative_se": float(np.sqrt(max(kurtosis - 1.0, 0.0) / n_samples))})
     return pd.DataFrame(rows).set_index("n")
 
 

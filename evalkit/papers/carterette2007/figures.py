@@ -78,3 +78,32 @@ def explorer_figure(data: TrialData, n_trials: int = 4, seed: int = 2007, k: int
                       f"RTC {taus['tau_rtc']:.2f}, IP {taus['tau_ip']:.2f}", fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def plot_reestimation(diagnostics: pd.DataFrame, title: str = "", seed: int = 0):
+    """The first pair after RTC's first re-estimation (:func:`reestimation_diagnostics`), one point a trial and
+    setting: SD[dMAP] (left) and |E[dMAP]| on a log axis (right). Points are spread vertically by a jitter drawn
+    from ``seed`` (the same picture on every run). Returns the Figure."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    settings = list(dict.fromkeys(diagnostics["setting"]))
+    row = diagnostics["setting"].map({name: i for i, name in enumerate(settings)}).to_numpy(float)
+    y = row + np.random.default_rng(seed).uniform(-0.25, 0.25, len(row))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), sharey=True)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    magnitude = diagnostics["E[dMAP]"].abs().clip(lower=1e-5)
+    for ax, values in ((axes[0], diagnostics["SD[dMAP]"]), (axes[1], magnitude)):
+        ax.scatter(values, y, s=12, c=[colours[int(r) % len(colours)] for r in row], alpha=0.8)
+        ax.set_yticks(range(len(settings)))
+        ax.set_yticklabels(settings)
+        ax.invert_yaxis() if ax is axes[0] else None
+    axes[0].set_xlim(0, 1.1 * float(diagnostics["SD[dMAP]"].max()))
+    axes[1].set_xscale("log")
+    axes[0].set_xlabel("SD[ΔMAP]")
+    axes[1].set_xlabel("|E[ΔMAP]|")
+    axes[0].set_title("the spread of ΔMAP barely moves", fontsize=10)
+    axes[1].set_title("its mean does: a tilt of mean p between the two runs", fontsize=10)
+    if title:
+        fig.suptitle(title, y=1.02)
+    return fig

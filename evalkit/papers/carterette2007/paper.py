@@ -16,11 +16,19 @@ ADHOC99, POOLED = "ad hoc 99", "pooled ad hoc 94+96-99"
 
 #: the aggregation prior the paper states (alpha = beta = 1), with this kit's readings of the other steps
 RTC_PAPER_PRIORS = {"prior": (1.0, 1.0)}
+#: the strengths a = b of the aggregation prior Beta(a, a) the kit chooses among when it reconstructs the paper's
+#: TREC-4-trained prior: a log grid from the paper's a = 1, about three-fold a step, up to 1000
+PRIOR_GRID = (1.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
 
 #: the paper's lists: TREC's top 100 of each run, as deep as ad hoc 99 (TREC-8) was judged
 PAPER_DEPTH = 100
-#: the paper's runs a trial
+#: the paper's runs a trial, original runs among them, and the confidence MTC and RTC judge to (Sec. 4.3)
 PAPER_K = 10
+PAPER_C = 2
+PAPER_ALPHA = 0.95
+#: the share of the pairs in one bin above which a table of the paper (by confidence, Table 2; by overlap, Table 4)
+#: sits in one bin: its rows then say nothing about how accuracy varies with the row (a degenerate study)
+ONE_BIN_SHARE = 0.9
 
 #: the confidence bins of the paper's tables (left-closed, the last one closed on both sides; the package docstring)
 BIN_EDGES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0)
