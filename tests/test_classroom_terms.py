@@ -1,10 +1,7 @@
 """Across notebooks (issue 28.2, 28.5, 28.6): the core path tags, the glossary and its terms' first use, and a model
 answer for every exercise.
 
-**Pending notebooks.** The per-notebook work (tagging every cell, defining or linking each term) lands notebook by
-notebook. A notebook named in :data:`PENDING` that does not pass yet is *skipped* with what is missing (cell and
-term); once it passes it is checked like any other. Every other notebook must pass. Empty :data:`PENDING` when
-every notebook has landed: then each check fails on any notebook that breaks it.
+Every notebook must pass: a check fails naming the notebook, the cell and the term or tag that is missing.
 """
 
 from __future__ import annotations
@@ -21,8 +18,6 @@ from evalkit.classroom.model_answers import MODEL_ANSWERS, answers_for
 
 NOTEBOOKS = notebook_paths()
 CORE_TAGS = ("core", "optional")
-#: notebooks whose per-notebook changes (core/optional tags, terms) had not landed on this branch
-PENDING: set[str] = set()
 
 
 def _cells(path: Path) -> list[dict]:
@@ -37,8 +32,6 @@ def _judge(path: Path, problems: list[str], what: str) -> None:
     if not problems:
         return
     shown = "; ".join(problems[:8]) + (f"; and {len(problems) - 8} more" if len(problems) > 8 else "")
-    if path.stem in PENDING:
-        pytest.skip(f"{path.name} (pending its per-notebook changes): {what}: {shown}")
     pytest.fail(f"{path.name}: {what}: {shown}")
 
 
