@@ -30,6 +30,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from evalkit.classroom import answer_values as values
 from evalkit.errors import listed, one_line, shown
 
 __all__ = ["Exercise", "Verdict", "EXERCISES", "check", "expected_answer", "model_answer", "solution_notebook",
@@ -112,90 +113,15 @@ _MARK_URIS = {right: _mark_uri(right) for right in (True, False, None)}
 # ------------------------------------------------------------------------------------------ the exercises
 
 
-def _tour_tau(collection, depth, measure="P@10"):
-    from evalkit.papers import tour
-
-    study = tour.pool_depth_study(collection, [int(depth)], measure=measure)
-    return float(study["kendall tau"].iloc[0])
-
-
-def _tour_score_changes(collection, depth, measure):
-    """Each run's mean ``measure`` on the full qrels and on the depth-``depth`` pool of the judged runs."""
-    from evalkit.measures.evaluation import score_matrix
-    from evalkit.papers import tour
-
-    full = score_matrix(collection, measure).mean(axis=1)
-    shallow, _ = tour.pooled_scores(collection, int(depth), measure)
-    return full, shallow.mean(axis=1)
-
-
-def _tour_biggest_losers(collection, depth, measure="P@10"):
-    """The runs whose mean ``measure`` drops the most on the depth-``depth`` pool (all of them if tied)."""
-    full, shallow = _tour_score_changes(collection, depth, measure)
-    drop = full - shallow
-    return tuple(collection.run_names[i] for i in np.flatnonzero(drop >= drop.max() - 1e-12))
-
-
-def _voorhees_relative_bias(result, strategy="pool25"):
-    r = result.r_hat
-    part = r[(r.strategy == strategy) & (r.gold_R > 0)]
-    return float(((part.r_hat - part.gold_R) / part.gold_R).groupby(part.topic, observed=True).mean().mean())
-
-
-def _voorhees_most_biased(result):
-    r = result.r_hat[result.r_hat.gold_R > 0]
-    bias = ((r.r_hat - r.gold_R) / r.gold_R).groupby(r.strategy, observed=True).mean()
-    return str(bias.idxmin())
-
-
-def _soboroff_capped(sample):
-    return int(sample.table.capped.sum())
-
-
-def _lu_best_estimator(t2, depth, theta=0.018):
-    rows = t2[(t2.depth == depth) & (np.isclose(t2.theta.astype(float), theta) | t2.theta.isna())]
-    return str(rows.loc[rows.rmse.idxmin(), "estimator"])
-
-
-def _yilmaz_rms_unjudged(fig2, k):
-    part = fig2[(fig2.k == k) & ~fig2.judged.astype(bool)]
-    return float(np.sqrt(np.mean((part.mean_xinfAP - part.MAP) ** 2))) if len(part) else float("nan")
-
-
-def _carterette_top_accuracy(results, algorithm="rtc", level=0.95):
-    """Accuracy of the pairs whose confidence max(P, 1 - P) is at least ``level`` (Sec. 4.4: the sign predicted
-    is negative when P(dMAP < 0) >= 0.5; pairs with a true dMAP of 0 are left out, as in Table 2)."""
-    p = results.pairs[f"p_{algorithm}"].to_numpy(float)
-    truth = results.pairs["true_delta"].to_numpy(float)
-    negative = p >= 0.5
-    confidence = np.where(negative, p, 1 - p)
-    correct = np.where(negative, truth < 0, truth > 0)
-    chosen = (truth != 0) & (confidence >= level)
-    return float(correct[chosen].mean()) if chosen.any() else float("nan")
-
-
-def _planner_topics_at_power(variances, measure, delta, alpha, power):
-    """Topics at power 0.9 (the notebook's ``power`` is not the exercise's)."""
-    from evalkit.planning.topic_set_size import ttest_topics
-
-    return float(ttest_topics(delta, variances.loc[measure, "paired"], alpha, 0.9))
-
-
-def _planner_detectable(variances, measure, delta, alpha, power, topics=50):
-    from evalkit.planning.topic_set_size import detectable_difference
-
-    return float(detectable_difference(topics, variances.loc[measure, "paired"], alpha, power))
-
-
 EXERCISES: dict[str, Exercise] = {e.id: e for e in [
     Exercise("00.1", "Kendall's tau between the run ranking by P@10 on the depth-d pool (d = the slider's start) "
-             "and the ranking on the full qrels", _tour_tau, "number", 0.005,
+             "and the ranking on the full qrels", values.tour_tau, "number", 0.005,
              hint="The pool-depth study above compares the two rankings for the measure it is given: run it for "
                   "P@10 at the slider's starting depth only and read its tau.",
              solution="answer = tour.pool_depth_study(collection, [plan.slider_depth], measure=\"P@10\")"
                       "[\"kendall tau\"].iloc[0]"),
     Exercise("00.2", "the run whose mean P@10 drops the most when only the depth-d pool is judged (d = the "
-             "slider's start)", _tour_biggest_losers, "one of",
+             "slider's start)", values.tour_biggest_losers, "one of",
              hint="Each run needs two mean P@10 scores: one on the full qrels (the table of means above has it "
                   "for every run) and one on the shallow pool (what the slider cell computes, per topic). The "
                   "answer is the run with the largest difference; then look it up in collection.runs_info.",
@@ -203,51 +129,51 @@ EXERCISES: dict[str, Exercise] = {e.id: e for e in [
                       "shallow = tour.pooled_scores(collection, plan.slider_depth, \"P@10\")[0].mean(axis=1)\n"
                       "answer = collection.run_names[(full - shallow).argmax()]"),
     Exercise("03.4", "pool25's mean relative error of R̂, mean over topics of (R̂ − R)/R (topics with R > 0; "
-             "each topic's mean over the trials)", _voorhees_relative_bias, "number", 0.005,
+             "each topic's mean over the trials)", values.voorhees_relative_bias, "number", 0.005,
              hint="result.r_hat has columns strategy, topic, r_hat, gold_R; average per topic first, then over "
                   "topics. A pool only counts what it contains: expect a negative number.",
              solution="r = result.r_hat[(result.r_hat.strategy == \"pool25\") & (result.r_hat.gold_R > 0)]\n"
                       "answer = ((r.r_hat - r.gold_R) / r.gold_R).groupby(r.topic, observed=True).mean().mean()"),
     Exercise("03.4b", "the strategy that underestimates R the most (lowest mean (R̂ − R)/R over every trial and "
-             "topic with R > 0)", _voorhees_most_biased, "text",
+             "topic with R > 0)", values.voorhees_most_biased, "text",
              hint="The relative error of the previous exercise, computed for every strategy: which one is the "
                   "most negative?",
              solution="r = result.r_hat[result.r_hat.gold_R > 0]\n"
                       "answer = ((r.r_hat - r.gold_R) / r.gold_R).groupby(r.strategy, observed=True).mean().idxmin()"),
     Exercise("01.5", "the RMS error of mean xinfAP against MAP over the runs that did not build the pool "
-             "(the pluses) in Figure 2's first panel (k = figure2_depths[0])", _yilmaz_rms_unjudged, "number", 1e-4,
+             "(the pluses) in Figure 2's first panel (k = figure2_depths[0])", values.yilmaz_rms_unjudged, "number", 1e-4,
              hint="Figure 2's points (fig2) say, per panel, which runs built the pool: keep the first panel's "
                   "runs that did not, and compare their mean xinfAP with their MAP as an RMS error.",
              solution="part = fig2[(fig2.k == figure2_depths[0]) & ~fig2.judged]\n"
                       "answer = np.sqrt(((part.mean_xinfAP - part.MAP) ** 2).mean())"),
-    Exercise("02.2", "the number of topics whose sample depth the judged-depth cap cuts", _soboroff_capped,
+    Exercise("02.2", "the number of topics whose sample depth the judged-depth cap cuts", values.soboroff_capped,
              "number", 0,
              hint="The sample's per-topic table keeps, for every topic, the depth the design asked for before the "
                   "judged depth cut it and the depth it sampled: a topic counts when the first is the larger. "
                   "Count such topics.",
              solution="answer = int((sample.table.depth_uncapped > sample.table.depth).sum())"),
     Exercise("05.1", "RTC's accuracy over the pairs it is at least 95% confident about (Table 2's two top bins "
-             "together)", _carterette_top_accuracy, "number", 1e-6,
+             "together)", values.carterette_top_accuracy, "number", 1e-6,
              hint="In Table 2 (t2), weight the RTC accuracy of the rows '0.95 – 0.99' and '1.0' by their pairs.",
              solution="top = t2.index[-2:]\n"
                       "answer = (t2.loc[top, (\"RTC\", \"accuracy\")] * t2.loc[top, (\"RTC\", \"pairs\")]).sum() "
                       "/ t2.loc[top, (\"RTC\", \"pairs\")].sum()"),
     Exercise("06.1", "the topics the paired t-test needs under full judgments at power 0.9 (the notebook's delta, "
-             "alpha and measure)", _planner_topics_at_power, "number", 0,
+             "alpha and measure)", values.planner_topics_at_power, "number", 0,
              hint="The paired t-test's topic set size needs the within-system variance (the residual of the two-way "
                   "ANOVA: the 'paired' column of the variances table), not the total; evalkit.planning.topic_set_size "
                   "solves it for a power, here 0.9.",
              solution="from evalkit.planning.topic_set_size import ttest_topics\n"
                       "answer = ttest_topics(delta, variances.loc[plan.measure, \"paired\"], alpha, 0.9)"),
     Exercise("06.2", "the smallest difference the paired t-test detects on 50 fully judged topics (the notebook's "
-             "power and alpha)", _planner_detectable, "number", 1e-4,
+             "power and alpha)", values.planner_detectable, "number", 1e-4,
              hint="Turn the question around: fix 50 topics and the paired variance, and ask the smallest difference "
                   "the t-test finds at the notebook's power and alpha (evalkit.planning.topic_set_size has the "
                   "inverse of the topic set size).",
              solution="from evalkit.planning.topic_set_size import detectable_difference\n"
                       "answer = detectable_difference(50, variances.loc[plan.measure, \"paired\"], alpha, power)"),
     Exercise("04.1", "the estimator with the lowest RMSE at the first pool depth d' and θ = 0.018 (LB and RM, "
-             "which are not gated, count at every θ)", _lu_best_estimator, "text",
+             "which are not gated, count at every θ)", values.lu_best_estimator, "text",
              hint="In Table 2 look only at the first depth d' and θ = 0.018 (LB and RM have no θ: they count "
                   "too), and find the smallest RMSE.",
              solution="rows = t2[(t2.depth == first) & (np.isclose(t2.theta.astype(float), 0.018) | t2.theta.isna())]\n"

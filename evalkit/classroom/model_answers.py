@@ -21,6 +21,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from evalkit.classroom import answer_values
+
 __all__ = ["ModelAnswer", "Answer", "MODEL_ANSWERS", "answers_for"]
 
 
@@ -66,13 +68,12 @@ def _tour_taus(collection, depth):
 
 
 def _tour_losers(collection, depth):
-    from evalkit.classroom.exercises import _tour_biggest_losers, _tour_score_changes
 
     judged = np.asarray(collection.judged_runs, bool)
-    losers = _tour_biggest_losers(collection, depth, "P@10")
-    full, shallow = _tour_score_changes(collection, depth, "P@10")
+    losers = answer_values.tour_biggest_losers(collection, depth, "P@10")
+    full, shallow = answer_values.tour_score_changes(collection, depth, "P@10")
     lost = shallow < full - 1e-12
-    full_ap, shallow_ap = _tour_score_changes(collection, depth, "AP")
+    full_ap, shallow_ap = answer_values.tour_score_changes(collection, depth, "AP")
     index = [collection.run_index(r) for r in losers]
     built = [bool(judged[i]) for i in index]
     who = ("did not build the pool" if not any(built) else "built the pool" if all(built)
@@ -110,10 +111,9 @@ _TOUR = [
 
 
 def _yilmaz_unseen(fig2, k):
-    from evalkit.classroom.exercises import _yilmaz_rms_unjudged
 
     part = fig2[fig2.k == k]
-    unjudged = _yilmaz_rms_unjudged(fig2, k)
+    unjudged = answer_values.yilmaz_rms_unjudged(fig2, k)
     everyone = float(np.sqrt(np.mean((part.mean_xinfAP - part.MAP) ** 2)))
     ratio = unjudged / everyone if everyone > 0 else float("nan")
     verdict = ("so here xinfAP does worse on the runs that did not build the pool" if ratio > 1.1 else
@@ -179,10 +179,9 @@ _YILMAZ = [
 
 
 def _soboroff_cap(sample):
-    from evalkit.classroom.exercises import _soboroff_capped
 
     table = sample.table
-    return {"capped": _soboroff_capped(sample), "topics": int(len(table)),
+    return {"capped": answer_values.soboroff_capped(sample), "topics": int(len(table)),
             "before": float(table.depth_uncapped.mean()), "after": float(table.depth.mean())}
 
 
@@ -260,13 +259,12 @@ _SOBOROFF = [
 
 
 def _voorhees_bias(result):
-    from evalkit.classroom.exercises import _voorhees_most_biased, _voorhees_relative_bias
 
     r = result.r_hat[result.r_hat.gold_R > 0]
     per = ((r.r_hat - r.gold_R) / r.gold_R).groupby([r.strategy, r.topic], observed=True).mean()
     by_strategy = per.groupby(level=0, observed=True).mean()
     shown = ", ".join(f"{name} {value:+.1%}" for name, value in by_strategy.sort_values().items())
-    return {"pool25": _voorhees_relative_bias(result), "worst": _voorhees_most_biased(result), "all": shown}
+    return {"pool25": answer_values.voorhees_relative_bias(result), "worst": answer_values.voorhees_most_biased(result), "all": shown}
 
 
 _VOORHEES = [
@@ -312,9 +310,8 @@ _VOORHEES = [
 
 
 def _lu_best(t2, depth):
-    from evalkit.classroom.exercises import _lu_best_estimator
 
-    return {"best": _lu_best_estimator(t2, depth), "depth": int(depth)}
+    return {"best": answer_values.lu_best_estimator(t2, depth), "depth": int(depth)}
 
 
 _LU = [
@@ -360,9 +357,8 @@ _LU = [
 
 
 def _carterette_top(results):
-    from evalkit.classroom.exercises import _carterette_top_accuracy
 
-    return {"accuracy": _carterette_top_accuracy(results)}
+    return {"accuracy": answer_values.carterette_top_accuracy(results)}
 
 
 _CARTERETTE = [
