@@ -18,6 +18,7 @@ def run(repeat: int = 5) -> list[Result]:
     from evalkit.measures.infap_variance import infap_variance
     from evalkit.papers import yilmaz2008 as y
     from evalkit.papers.yilmaz2008 import experiment
+    from evalkit.papers.yilmaz2008 import gold as gold_module
 
     collection = load_directory(folder, name="trec8")
     started = time.perf_counter()
@@ -52,7 +53,7 @@ def run(repeat: int = 5) -> list[Result]:
         "infAP with the true precision where nothing above is sampled (bias breakdown), one 10% sample (TREC-8)",
         "trec_infap on the same sample", ">= 0.5x (at most twice infAP)", 0.5,
         "one call on the loaded collection and sample", "one extra lookup of the complete grades and one prefix sum"))
-    within = experiment.positions(gold)
+    within = gold_module.positions(gold)
     pair = paired(lambda: infap_variance(collection, qrels, topics=gold.scored, within=within),
                   lambda: infap_variance(collection, qrels, topics=gold.scored), repeat, warmup=True)
     results.append(pair.result(

@@ -98,7 +98,12 @@ intervals <- claims; experiment <- explorer):
 
 from __future__ import annotations
 
-from evalkit.papers.yilmaz2008.claims import SENSITIVE_CLAIMS, claims, findings_markdown, sensitivity
+from evalkit.papers.yilmaz2008.claims import (
+    SENSITIVE_CLAIMS,
+    claims,
+    findings_markdown,
+    sensitivity,
+)
 from evalkit.papers.yilmaz2008.experiment import (
     DEFAULT_SEED,
     FIGURE3_ESTIMATORS,
@@ -106,26 +111,31 @@ from evalkit.papers.yilmaz2008.experiment import (
     SMOOTHINGS,
     CIValidation,
     Figure2Trials,
-    Gold,
     Sweep,
-    agreement,
     ci_validation,
-    depth_random_judgments,
-    depth_strata_judgments,
     figure1,
     figure2,
     figure2_trials,
     figure3,
     figure4,
+    sample_seed,
+    smoothing_study,
+)
+from evalkit.papers.yilmaz2008.explorer import (
+    random_sample_explorer,
+    stratified_explorer,
+)
+from evalkit.papers.yilmaz2008.gold import (
+    Gold,
+    agreement,
+    depth_random_judgments,
+    depth_strata_judgments,
     plain_ndcg,
     prepare,
     random_judgments,
     run_means,
-    sample_seed,
-    smoothing_study,
     truth_counts,
 )
-from evalkit.papers.yilmaz2008.explorer import random_sample_explorer, stratified_explorer
 from evalkit.papers.yilmaz2008.intervals import (
     MIN_BLOCKS,
     MIN_SEEDS,
@@ -160,7 +170,12 @@ from evalkit.papers.yilmaz2008.paper import (
     STRATA_RATIO,
     VARIANCE_FORMS,
 )
-from evalkit.papers.yilmaz2008.plan import MIN_POOL_DEPTH, check_parameters, design_shares, plan
+from evalkit.papers.yilmaz2008.plan import (
+    MIN_POOL_DEPTH,
+    check_parameters,
+    design_shares,
+    plan,
+)
 from evalkit.papers.yilmaz2008.presets import PRESETS, settings
 from evalkit.papers.yilmaz2008.tables import (
     BIAS_PARTS,

@@ -16,9 +16,9 @@ from evalkit.papers.yilmaz2008.experiment import (
     FIGURE4_ESTIMATORS,
     CIValidation,
     Figure2Trials,
-    Gold,
     Sweep,
 )
+from evalkit.papers.yilmaz2008.gold import Gold
 from evalkit.papers.yilmaz2008.intervals import (
     MIN_BLOCKS,
     MIN_SD_SAMPLES,
@@ -42,7 +42,12 @@ from evalkit.papers.yilmaz2008.paper import (
     PAPER_KS_NOT_REJECTED,
     PAPER_TREC8_JUDGMENTS,
 )
-from evalkit.papers.yilmaz2008.tables import BIAS_PARTS, bias_breakdown, coverage_over_trials, ks_table
+from evalkit.papers.yilmaz2008.tables import (
+    BIAS_PARTS,
+    bias_breakdown,
+    coverage_over_trials,
+    ks_table,
+)
 
 PAPER = "Yilmaz, Kanoulas & Aslam 2008"
 #: "the greatest majority of the confidence intervals" cover MAP: read as at least this share of the runs

@@ -6,19 +6,17 @@ from __future__ import annotations
 from typing import Sequence
 
 from evalkit.measures.inferred import inferred_measures
-from evalkit.papers.yilmaz2008.paper import DEFAULT_FORM, VARIANCE_FORMS
-from evalkit.papers.yilmaz2008.experiment import (
-    DEFAULT_SEED,
+from evalkit.papers.yilmaz2008.experiment import DEFAULT_SEED, figure1, sample_seed
+from evalkit.papers.yilmaz2008.gold import (
     as_gold,
     depth_strata_judgments,
-    figure1,
     n_judged,
     plain_ndcg,
     positions,
     random_judgments,
     run_means,
-    sample_seed,
 )
+from evalkit.papers.yilmaz2008.paper import DEFAULT_FORM, VARIANCE_FORMS
 
 
 def random_sample_explorer(data, p: float = 0.2, seed: int = DEFAULT_SEED, form: str = DEFAULT_FORM):

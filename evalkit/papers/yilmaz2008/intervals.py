@@ -23,9 +23,19 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from evalkit.papers.yilmaz2008.experiment import DEFAULT_SEED, CIValidation, Figure2Trials, Sweep
+from evalkit.papers.yilmaz2008.experiment import (
+    DEFAULT_SEED,
+    CIValidation,
+    Figure2Trials,
+    Sweep,
+)
 from evalkit.papers.yilmaz2008.tables import coverage_per_trial, ks_blocks
-from evalkit.stats.intervals import Interval, bootstrap_interval, paired_difference_interval, spread_interval
+from evalkit.stats.intervals import (
+    Interval,
+    bootstrap_interval,
+    paired_difference_interval,
+    spread_interval,
+)
 
 #: an interval over trials needs at least this many (a percentile bootstrap of fewer says little)
 MIN_TRIALS = 10

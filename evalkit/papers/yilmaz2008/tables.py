@@ -12,9 +12,13 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from evalkit.papers.yilmaz2008.experiment import CIValidation, Sweep, agreement
-from evalkit.papers.yilmaz2008.paper import DEFAULT_FORM, PAPER_FIGURE2_SHARE, PAPER_FORM
-
+from evalkit.papers.yilmaz2008.experiment import CIValidation, Sweep
+from evalkit.papers.yilmaz2008.gold import agreement
+from evalkit.papers.yilmaz2008.paper import (
+    DEFAULT_FORM,
+    PAPER_FIGURE2_SHARE,
+    PAPER_FORM,
+)
 
 # ------------------------------------------------------------------------------------------- figure 1
 
@@ -377,9 +381,9 @@ def dominance(sweep: Sweep, winner: str, losers: Sequence[str], statistics: Sequ
 
 
 def truth_table(gold) -> pd.DataFrame:
-    """:func:`~evalkit.papers.yilmaz2008.experiment.truth_counts` as a one-column table: which truth the notebook
+    """:func:`~evalkit.papers.yilmaz2008.gold.truth_counts` as a one-column table: which truth the notebook
     uses and how it covers the collection's qrels, both ways."""
-    from evalkit.papers.yilmaz2008.experiment import truth_counts
+    from evalkit.papers.yilmaz2008.gold import truth_counts
 
     counts = truth_counts(gold)
     return pd.DataFrame({"count": list(counts.values())}, index=pd.Index(list(counts), name=gold.collection.name))
@@ -394,7 +398,7 @@ def deviations(gold, plan=None, validation: CIValidation | None = None, figure2=
     ``figure2``: :class:`~evalkit.papers.yilmaz2008.experiment.Figure2Trials` (the smoothing); ``bernoulli``: the
     validation with Bernoulli samples (the sampling variant); ``form``: the variance form the claims use (default:
     the plan's ``variance_form``, else the kit's default)."""
-    from evalkit.papers.yilmaz2008.experiment import truth_counts
+    from evalkit.papers.yilmaz2008.gold import truth_counts
     from evalkit.papers.yilmaz2008.paper import FIGURE2_DEPTHS, PAPER_POOL_DEPTH
 
     counts = truth_counts(gold)
