@@ -380,10 +380,9 @@ def test_carterette_findings_with_a_confident_wrong_zero_judgment_trial_and_low_
     assert (results.pairs.overlap < 0.1).any()
     zero = pd.DataFrame({"trial": [0, 1], "runs": ["a vs b", "c vs d"], "P(dMAP < 0)": [0.97, 0.02],
                          "true dMAP": [0.01, -0.02], "sign right": [0.0, 0.0], "shortest list": [11, 12]})
-    # findings_markdown reads zero_judgment_trials where it lives now: the package's claims module (the package's
-    # attribute `claims` is the function, so the module is taken from importlib)
-    claims_module = importlib.import_module("evalkit.papers.carterette2007.claims")
-    monkeypatch.setattr(claims_module, "zero_judgment_trials", lambda results: zero)
+    # findings_markdown reads zero_judgment_trials where it lives now: the package's findings module
+    findings_module = importlib.import_module("evalkit.papers.carterette2007.findings")
+    monkeypatch.setattr(findings_module, "zero_judgment_trials", lambda results: zero)
     text = carterette2007.findings_markdown(results, "synthetic")
     assert "The most confident wrong one, c vs d, had P(ΔMAP < 0) = 0.02" in text
     assert "**The worst case.**" in text

@@ -150,18 +150,15 @@ from evalkit.papers.carterette2007.prior import (
 )
 from evalkit.papers.carterette2007.figures import explorer_figure, plot_figure2, plot_reestimation
 from evalkit.papers.carterette2007.explorer import explorer
-from evalkit.papers.carterette2007.claims import (
-    MIN_TRIALS,
-    SENSITIVE,
+from evalkit.papers.carterette2007.claims import MIN_TRIALS, SENSITIVE, claims, sensitivity
+from evalkit.papers.carterette2007.findings import (
     alpha_of,
-    claims,
     collapse_markdown,
     confident_wrong_sentence,
     findings_markdown,
     lists_markdown,
     most_confident_wrong,
     prior_markdown,
-    sensitivity,
     variance_markdown,
 )
 
