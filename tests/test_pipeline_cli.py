@@ -357,7 +357,8 @@ def test_findings_are_generated_from_the_run_with_its_seeds_and_code_version(tmp
                    "from evalkit.claims import Claim, record_claims\n"
                    "record_claims([Claim('Voorhees 2014', 'x | y', '0.9', f'{0.25 * k:.2f}', 'coll', 'yes', "
                    "interval='0.50 [0.40, 0.60] (95% test)')])",
-                   parameters="dataset = 'synthetic'\nfast = False\nk = 1\nseed = 2014")
+                   parameters="dataset = 'synthetic'\nfast = False\nk = 1  # int in [1, 10]\n"
+                              "seed = 2014  # int in [0, 4294967295]")
     write_collection(tmp_path / "coll")
     result = run_cli("notebooks", "run", "--notebooks", notebooks, "--dataset", tmp_path / "coll", "-p", "k", "2",
                      "-p", "seed", "7", "--out", tmp_path / "out")

@@ -48,7 +48,7 @@ def folders(tmp_path_factory):
             for name, (preset, options, _) in COLLECTIONS.items()}
 
 
-def _outputs(path) -> str:
+def _output_texts(path) -> list[str]:
     import nbformat
 
     notebook = nbformat.read(str(path), as_version=4)
@@ -56,13 +56,21 @@ def _outputs(path) -> str:
     # displayed Markdown)
     texts = [o.get("text") or o.get("data", {}).get("text/markdown") or o.get("data", {}).get("text/plain", "")
              for c in notebook.cells for o in c.get("outputs", [])]
-    return "\n".join(t for t in texts if t)
+    return [t for t in texts if t]
+
+
+def _outputs(path) -> str:
+    return "\n".join(_output_texts(path))
 
 
 def unattributed_trec8(text: str) -> list[str]:
-    """The output lines that state something about TREC-8 (or its data's numbers) without saying whose statement
-    it is: on a collection other than TREC-8 such a line is a TREC-8-only sentence printed as fact (issue 26.6)."""
-    return [line.strip() for line in text.splitlines()
+    """The lines of one output that state something about TREC-8 (or its data's numbers) without saying whose
+    statement it is: on a collection other than TREC-8 such a line is a TREC-8-only sentence printed as fact (issue
+    26.6). A table whose header (its first two lines) names the paper attributes every row under it."""
+    lines = text.splitlines()
+    if any(ATTRIBUTED.search(line) for line in lines[:2]):
+        return []
+    return [line.strip() for line in lines
             if (TREC8.search(line) or TREC8_FACTS.search(line)) and not ATTRIBUTED.search(line)]
 
 
@@ -74,6 +82,11 @@ def test_unattributed_trec8_finds_what_it_should():
     assert unattributed_trec8("the paper's 50 of TREC-8's 100, scaled to the judged depth 7") == []
     assert unattributed_trec8("Voorhees 2014  Table 2 (TREC-8): pooling ...  TREC-8") == []
     assert unattributed_trec8("TREC-80 and 8 topics") == []
+    # a table whose header names the paper's column attributes its rows; without that header the row is flagged
+    table = "                 paper (TREC-8) kit (shallow)\ndepth-7 pool (judgments)  86,830  1,061"
+    assert unattributed_trec8(table) == []
+    row = "depth-7 pool (judgments)  86,830  1,061"
+    assert unattributed_trec8(f"x\ny\n{row}") == [row]
 
 
 @pytest.mark.notebooks
@@ -95,7 +108,8 @@ def test_notebook_runs_or_says_why_not(folders, collection, notebook, tmp_path):
     assert status == COLLECTIONS[collection][2]
     text = _outputs(target)
     assert "evalkit: " in text  # the load line: judged runs, judged depth, the rule
-    assert unattributed_trec8(text) == [], f"{notebook} on {collection}: TREC-8 said of another collection"
+    unattributed = [line for output in _output_texts(target) for line in unattributed_trec8(output)]
+    assert unattributed == [], f"{notebook} on {collection}: TREC-8 said of another collection"
     if status != "ok":
         return
     assert f"{notebook[:2]}_" in text and " on " in text  # the plan line
