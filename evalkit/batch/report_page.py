@@ -311,7 +311,7 @@ def _seeds(notebook) -> dict:
 
 def _md(text) -> str:
     """Text from a notebook or the data, safe in a Markdown table cell (no pipes, no line breaks, no HTML)."""
-    return html.escape(" ".join(str(text).split())).replace("|", "\\|")
+    return html.escape(" ".join(str(text).split()), quote=False).replace("|", "\\|")
 
 
 def findings_markdown(notebooks: dict, entries: dict, claims: pd.DataFrame, record: dict) -> str:
