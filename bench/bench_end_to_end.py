@@ -2,17 +2,24 @@
 Collection build.
 
 * **End to end**: ``evalkit.evaluate(qrels file, the 129 TREC-8 .gz run files, 5 measures)`` to the per-topic
-  DataFrame, against what a user does without the kit: ``pandas.read_csv`` of each file, the
-  ``{topic: {docno: score}}`` dicts, ``pytrec_eval.RelevanceEvaluator.evaluate`` per run (AP, P@10, nDCG@100,
-  Rprec, bpref), a DataFrame of the rows. Each side runs in a fresh subprocess (nothing warmed: no cache, no
-  parsed file, no compiled code from the other side), rounds interleaved (ours, peer, ours, peer); the time is the
-  call's, imports excluded on both sides; the peak memory is the subprocess's own ``VmHWM`` (imports included).
-  The two tables are compared value for value.
+  DataFrame, against what a competent user does without the kit: ``pandas.read_csv`` of each file, the
+  ``{topic: {docno: score}}`` dicts from the columns' ``.tolist()`` (iterating pandas Series is 6x slower with
+  pandas 3's string columns), ``pytrec_eval.RelevanceEvaluator.evaluate`` per run (AP, P@10, nDCG@100, Rprec,
+  bpref), a DataFrame of the rows. Each side runs in a fresh subprocess (nothing warmed: no cache, no parsed file,
+  no compiled code from the other side), paired rounds interleaved; the time is the call's, imports excluded on
+  both sides (wall and CPU seconds of the call, measured inside the subprocess); the peak memory is the
+  subprocess's own ``VmHWM`` (imports included). The two tables are compared value for value. Then the same with
+  each subprocess on one CPU (the kit parses and builds in threads).
+* **First result in a fresh process**: one run file and the qrels, five measures, the whole process timed from
+  outside (start-up and imports included): ``evalkit.evaluate`` to its DataFrame against dicts read in plain Python
+  and ``pytrec_eval``.
 * **Uncached build**: ``Collection.from_runs(the 129 run files, the qrels file)`` (what ``load_dataset("trec8")``
   does without its cache, before deriving the judged runs: the files are parsed inside the build's threads) against
-  ``pandas.read_csv`` of the same 129 files, in one process, rounds interleaved; ``load_directory(cache=False)``
-  (judged runs derived too) in the note. A context row times each side's first call in a fresh process (imports
-  excluded), as a script or notebook that builds once meets it: fresh memory on both sides.
+  ``pandas.read_csv`` of the same 129 files, in one process, paired rounds interleaved, and again with the process
+  on one CPU; ``load_directory(cache=False)`` (judged runs derived too) in the note. Its CPU seconds against the
+  floor of any reader, decompressing the 129 files and finding their line ends (target: within 2x). A context row
+  times each side's first call in a fresh process (imports excluded), as a script or notebook that builds once
+  meets it: fresh memory on both sides.
 * **Cached reload** of TREC-8: a second ``load_directory``, the SHA-256 content key over the sources and the CRC-32
   check of every cache file included (the cache is a fresh temporary folder, written once before the timed calls,
   as a user's first load writes it).
@@ -29,10 +36,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from common import Result, load_note, median_time, pandas_read_runs, trec8_dir
+from common import ROUNDS, Paired, Result, load_note, median_time, one_cpu, paired, pandas_read_runs, trec8_dir
 
 MEASURES = ["AP", "P@10", "nDCG@100", "Rprec", "Bpref"]
 TREC_EVAL = {"AP": "map", "P@10": "P_10", "nDCG@100": "ndcg_cut_100", "Rprec": "Rprec", "Bpref": "bpref"}
@@ -47,43 +53,68 @@ MEASURES, TREC_EVAL = {measures!r}, {trec_eval!r}
 import numpy as np, pandas as pd
 if side == "ours":
     import evalkit
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     frame = evalkit.evaluate(qrels_file, files, MEASURES, ties="float32")  # pytrec_eval's tie rule, to compare
-    seconds = time.perf_counter() - started
 else:
     import pytrec_eval
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     q = pd.read_csv(qrels_file, sep=r"\\s+", header=None, names=["topic", "iter", "docno", "rel"],
                     dtype={{"topic": str, "docno": str}})
     qrels = {{}}
-    for t, d, r in zip(q["topic"], q["docno"], q["rel"]):
-        qrels.setdefault(t, {{}})[d] = int(r)
+    for t, d, r in zip(q["topic"].tolist(), q["docno"].tolist(), q["rel"].tolist()):
+        qrels.setdefault(t, {{}})[d] = r
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(TREC_EVAL.values()))
     rows = []
     for f in files:
         run = pd.read_csv(f, sep=r"\\s+", header=None, names=["topic", "q0", "docno", "rank", "score", "tag"],
                           dtype={{"topic": str, "docno": str, "tag": str}})
         per_topic = {{}}
-        for t, d, s in zip(run["topic"], run["docno"], run["score"]):
-            per_topic.setdefault(t, {{}})[d] = float(s)
+        for t, d, s in zip(run["topic"].tolist(), run["docno"].tolist(), run["score"].tolist()):
+            per_topic.setdefault(t, {{}})[d] = s
         for topic, values in evaluator.evaluate(per_topic).items():
             for ours, theirs in TREC_EVAL.items():
                 rows.append((run["tag"].iloc[0], topic, ours, values[theirs]))
     frame = pd.DataFrame(rows, columns=["run", "topic", "measure", "value"])
-    seconds = time.perf_counter() - started
+seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
 # VmHWM, this process image's own high-water mark: ru_maxrss would carry over the forking parent's (Linux keeps
 # it across exec), so a child of a big bench process reported the parent's peak on both sides
 peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:")) * 1024
 frame.to_pickle(out)
-print(json.dumps({{"seconds": seconds, "peak": peak, "rows": len(frame)}}))
+print(json.dumps({{"seconds": seconds, "cpu": cpu, "peak": peak, "rows": len(frame)}}))
 """
 
 
-def _side(side: str, folder: Path, out: Path) -> dict:
+def _side(side: str, folder: Path, out: Path, cpus: set | None = None) -> dict:
     code = _SIDE.format(measures=MEASURES, trec_eval=TREC_EVAL)
     done = subprocess.run([sys.executable, "-c", code, side, str(folder), str(out)], capture_output=True, text=True,
-                          check=True)
+                          check=True, preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+_FIRST_RESULT = {
+    "ours": """
+import sys
+import evalkit
+frame = evalkit.evaluate(sys.argv[1], sys.argv[2:], {measures!r}, ties="float32")
+""",
+    "peer": """
+import gzip, sys
+import pytrec_eval
+qrels = {{}}
+with open(sys.argv[1]) as handle:
+    for line in handle:
+        topic, _, docno, grade = line.split()
+        qrels.setdefault(topic, {{}})[docno] = int(grade)
+evaluator = pytrec_eval.RelevanceEvaluator(qrels, {trec_eval!r})
+for path in sys.argv[2:]:
+    run = {{}}
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as handle:
+        for line in handle:
+            topic, _, docno, _, score = line.split()[:5]
+            run.setdefault(topic, {{}})[docno] = float(score)
+    values = evaluator.evaluate(run)
+""",
+}
 
 
 _FIRST_CALL = """
@@ -93,28 +124,25 @@ side, folder = sys.argv[1], Path(sys.argv[2])
 files = sorted((folder / "runs").glob("input.*"))
 import pandas as pd
 if side == "ours":
-    from evalkit.collection import Collection
-    started = time.perf_counter()
+    from evalkit.data.collection import Collection
+    started, cpu = time.perf_counter(), time.process_time()
     Collection.from_runs(files, folder / "qrels.trec8.adhoc.txt", "trec8")
 else:
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     [pd.read_csv(f, sep=r"\\s+", header=None, names=["topic", "q0", "docno", "rank", "score", "tag"]) for f in files]
-print(time.perf_counter() - started)
+print(time.perf_counter() - started, time.process_time() - cpu)
 """
 
 
-def _first_call(side: str, folder: Path) -> float:
-    """Seconds of one side's first call in a fresh process, imports excluded."""
+def _first_call(side: str, folder: Path) -> tuple[float, float]:
+    """(wall, CPU) seconds of one side's first call in a fresh process, imports excluded."""
     done = subprocess.run([sys.executable, "-c", _FIRST_CALL, side, str(folder)], capture_output=True, text=True,
                           check=True)
-    return float(done.stdout.strip().splitlines()[-1])
+    wall, cpu = done.stdout.strip().splitlines()[-1].split()
+    return float(wall), float(cpu)
 
 
-def _rounds(seconds: list[float]) -> str:
-    return ", ".join(f"{s:.2f}" for s in seconds)
-
-
-def run(rounds: int = 2, repeat: int = 3, build_repeat: int = 5) -> list[Result]:
+def run(rounds: int = ROUNDS, repeat: int = ROUNDS, build_repeat: int = ROUNDS) -> list[Result]:
     import pandas as pd
 
     folder = trec8_dir()
@@ -124,78 +152,119 @@ def run(rounds: int = 2, repeat: int = 3, build_repeat: int = 5) -> list[Result]
     qrels_file = folder / "qrels.trec8.adhoc.txt"
     results = []
 
-    # ---- end to end, each side in a fresh process, rounds interleaved
-    loads = [os.getloadavg()[0]]
-    ours, peer = [], []
-    with tempfile.TemporaryDirectory() as scratch:
-        ours_out, peer_out = Path(scratch) / "ours.pkl", Path(scratch) / "peer.pkl"
-        for _ in range(rounds):
-            ours.append(_side("ours", folder, ours_out))
-            peer.append(_side("peer", folder, peer_out))
-            loads.append(os.getloadavg()[0])
-        mine, theirs = pd.read_pickle(ours_out), pd.read_pickle(peer_out)
+    # ---- end to end, each side in a fresh process, paired rounds interleaved; then both on one CPU
+    def end_to_end(cpus=None):
+        pair, outputs = Paired(loads=[os.getloadavg()[0]]), {}
+        with tempfile.TemporaryDirectory() as scratch:
+            out = {side: Path(scratch) / f"{side}.pkl" for side in ("ours", "peer")}
+            for i in range(rounds):
+                for side in ("ours", "peer") if i % 2 == 0 else ("peer", "ours"):
+                    done = _side(side, folder, out[side], cpus)
+                    getattr(pair, side).append((done["seconds"], done["cpu"]))
+                    outputs.setdefault(side, []).append(done)
+                pair.loads.append(os.getloadavg()[0])
+            frames = {side: pd.read_pickle(out[side]) for side in out}
+        return pair, outputs, frames
+
+    timer = ("the call, measured inside each fresh subprocess, imports excluded: ours evalkit.evaluate(qrels file, "
+             "the 129 files); the peer reading every file with pandas.read_csv, the dicts, pytrec_eval, the "
+             "DataFrame")
+    pair, outputs, frames = end_to_end()
+    mine, theirs = frames["ours"], frames["peer"]
     mine = mine[mine["topic"] != "all"]
     joined = mine.merge(theirs, on=["run", "topic", "measure"], how="outer", suffixes=("_ours", "_peer"))
     worst = float((joined["value_ours"] - joined["value_peer"]).abs().max())
     unmatched = int(joined[["value_ours", "value_peer"]].isna().any(axis=1).sum())
-    ours_t = statistics.median(r["seconds"] for r in ours)
-    peer_t = statistics.median(r["seconds"] for r in peer)
-    ours_peak = max(r["peak"] for r in ours) / 1e9
-    peer_peak = max(r["peak"] for r in peer) / 1e9
-    results.append(Result(
-        "evaluate(qrels file, 129 TREC-8 .gz files): AP, P@10, nDCG@100, Rprec, bpref per topic", ours_t, peer_t,
-        "pandas.read_csv + pytrec_eval (dicts, evaluate per run, DataFrame)", ">= 5x", peer_t / ours_t >= 5,
-        f"each side a fresh subprocess, imports excluded, medians of {rounds} interleaved rounds "
-        f"(ours {_rounds([r['seconds'] for r in ours])} s; peer {_rounds([r['seconds'] for r in peer])} s); "
-        f"{len(joined)} per-topic values, largest difference {worst:.1e}, {unmatched} without a partner; "
-        f"{load_note(loads)}"))
+    ours_peak = max(r["peak"] for r in outputs["ours"]) / 1e9
+    peer_peak = max(r["peak"] for r in outputs["peer"]) / 1e9
+    results.append(pair.result(
+        "evaluate(qrels file, 129 TREC-8 .gz files): AP, P@10, nDCG@100, Rprec, bpref per topic",
+        "pandas.read_csv + .tolist() dicts + pytrec_eval (evaluate per run, DataFrame)", ">= 5x", 5, timer,
+        f"{len(joined)} per-topic values, largest difference {worst:.1e}, {unmatched} without a partner"))
     results.append(Result(
         "peak memory of that call (GB, fresh process, imports included)", ours_peak, None, "-", "<= 0.5 GB",
         ours_peak <= 0.5,
         f"the 'ours' column is GB: VmHWM {ours_peak * 1e3:.0f} MB (pandas + pytrec_eval: {peer_peak * 1e3:.0f} MB); "
-        "runs read, built and scored 32 at a time (evalkit.evaluation.RUNS_PER_BLOCK)"))
+        "runs read, built and scored 32 at a time (evalkit.measures.evaluation.RUNS_PER_BLOCK)"))
+    cpu0 = {min(os.sched_getaffinity(0))}
+    pair, _, _ = end_to_end(cpu0)
+    results.append(pair.result("the same, each subprocess on one CPU", "pandas.read_csv + .tolist() dicts + "
+                               "pytrec_eval", "(context)", None, timer + f"; on CPU {min(cpu0)} only"))
+
+    # ---- the first result in a fresh process: one run, start-up and imports included
+    from common import paired_processes, run_process
+
+    one = [qrels_file, files[0]]
+    scripts = {side: code.format(measures=MEASURES, trec_eval=set(TREC_EVAL.values()))
+               for side, code in _FIRST_RESULT.items()}
+    pair, _, _ = paired_processes(lambda: run_process([sys.executable, "-c", scripts["ours"], *one]),
+                                  lambda: run_process([sys.executable, "-c", scripts["peer"], *one]), repeat)
+    results.append(pair.result(
+        f"first result in a fresh process: one run ({files[0].name}) and the qrels, 5 measures",
+        "dicts read in plain Python + pytrec_eval", "ours sooner (>= 1x)", 1,
+        "the whole process from outside: start-up, imports, reading both files, evaluating (ours to the DataFrame)",
+        "evaluate() returns a pandas DataFrame: pandas (with pyarrow, which pandas 3 imports) alone costs more "
+        "than the peer's whole process"))
 
     # ---- uncached build against pandas.read_csv, one process, rounds interleaved
-    from evalkit.collection import Collection
-    from evalkit.datasets import load_directory
+    from evalkit.data.collection import Collection
+    from evalkit.data.datasets import load_directory
 
     def build():  # what load_directory does without its cache: files parsed inside the build's threads
         return Collection.from_runs(files, qrels_file, "trec8")
 
-    loads = [os.getloadavg()[0]]
-    build_times, peer_times, load_times = [], [], []
     pandas_read_runs(files)  # the files in the page cache for both sides
-    for _ in range(build_repeat):  # more rounds than elsewhere: one round disturbed by other work moves no median
-        peer_times.append(median_time(lambda: pandas_read_runs(files), 1, warmup=0))
-        build_times.append(median_time(build, 1, warmup=0))
-        load_times.append(median_time(lambda: load_directory(folder, name="trec8", cache=False), 1, warmup=0))
-        loads.append(os.getloadavg()[0])
-    build_t, peer_t, load_t = (statistics.median(x) for x in (build_times, peer_times, load_times))
-    results.append(Result(
-        "uncached build of TREC-8: Collection.from_runs(129 run files, qrels file)", build_t, peer_t,
-        "pandas.read_csv (129 files)", ">= 2x", peer_t / build_t >= 2,
-        f"medians of {build_repeat} interleaved rounds in one process (rounds {_rounds(build_times)} s; peer "
-        f"{_rounds(peer_times)} s); threads: {os.cpu_count()} (files parsed, each group of runs encoded band by band "
-        f"of topics as soon as it is parsed, ordering and placing per run); load_directory(cache=False), judged runs derived too: "
-        f"{load_t:.2f} s ({peer_t / load_t:.1f}x); {load_note(loads)}"))
+    timer = "Collection.from_runs from the 129 .gz files and the qrels file (parsing inside); the peer: pandas.read_csv"
+    pair = paired(build, lambda: pandas_read_runs(files), build_repeat)
+    load_t = median_time(lambda: load_directory(folder, name="trec8", cache=False), 3, warmup=0)
+    results.append(pair.result(
+        "uncached build of TREC-8: Collection.from_runs(129 run files, qrels file)", "pandas.read_csv (129 files)",
+        ">= 2x", 2, timer,
+        f"threads: {len(os.sched_getaffinity(0))} (files parsed, each group of runs encoded band by band of topics as "
+        "soon as it is parsed, ordering and placing per run); load_directory(cache=False), judged runs derived too: "
+        f"{load_t:.2f} s"))
+    with one_cpu():
+        pair = paired(build, lambda: pandas_read_runs(files), build_repeat)
+    results.append(pair.result("the same, the process on one CPU", "pandas.read_csv (129 files)", "(context)", None,
+                               timer + "; this process confined to one CPU (sched_setaffinity)"))
+
+    # ---- the build's CPU seconds against the floor of any reader: decompress every file, find its line ends
+    import numpy as np
+
+    try:
+        from isal import igzip as gzip_module  # what the kit decompresses with
+    except ImportError:  # pragma: no cover
+        import gzip as gzip_module
+
+    def floor():
+        for f in files:
+            raw = np.frombuffer(gzip_module.decompress(f.read_bytes()), np.uint8)
+            np.count_nonzero(raw == 10)
+
+    pair = paired(build, floor, build_repeat)
+    row = pair.result(
+        "the build's CPU seconds against decompressing the 129 files and counting their lines",
+        f"{gzip_module.__name__}.decompress + one newline scan", ">= 0.5x (within 2x)", None,
+        "CPU seconds of this process (all threads): ours the uncached build as above; the peer decompressing each "
+        "file and counting its newlines with numpy")
+    cpu_ratios = [p / o for (_, o), (_, p) in zip(pair.ours, pair.peer)]
+    row.round_ratios, row.met = cpu_ratios, statistics.median(cpu_ratios) >= 0.5
+    row.note = "the ratio is of CPU seconds (peer CPU / ours CPU), round by round; " + row.note
+    results.append(row)
 
     # ---- the same, each side's first call in a fresh process (a user's build happens once a process)
-    loads = [os.getloadavg()[0]]
-    first_ours, first_peer = [], []
-    for _ in range(repeat):
-        first_ours.append(_first_call("ours", folder))
-        first_peer.append(_first_call("peer", folder))
-        loads.append(os.getloadavg()[0])
-    ours_first, peer_first = statistics.median(first_ours), statistics.median(first_peer)
-    results.append(Result(
-        "the same, each side's first call in a fresh process", ours_first, peer_first,
-        "pandas.read_csv (129 files)", "(context)", None,
-        f"medians of {repeat} interleaved rounds, imports excluded (ours {_rounds(first_ours)} s; peer "
-        f"{_rounds(first_peer)} s): what a script or notebook that builds once meets, fresh memory on both "
-        f"sides; {load_note(loads)}"))
+    first = Paired(loads=[os.getloadavg()[0]])
+    for i in range(repeat):
+        for side in ("ours", "peer") if i % 2 == 0 else ("peer", "ours"):
+            getattr(first, side).append(_first_call(side, folder))
+        first.loads.append(os.getloadavg()[0])
+    results.append(first.result(
+        "the same, each side's first call in a fresh process", "pandas.read_csv (129 files)", "(context)", None,
+        "the call inside a fresh subprocess, imports excluded",
+        "what a script or notebook that builds once meets, fresh memory on both sides"))
 
     # ---- cached reload
-    from evalkit.cache import content_key
+    from evalkit.data.cache import content_key
 
     sources = files + [qrels_file, folder / "runs_table.tsv"]
     loads = [os.getloadavg()[0]]

@@ -7,12 +7,15 @@ What is timed (the user's call, nothing warmed that a first call lacks):
 * ours: ``evalkit.evaluate(None, collection, MEASURES)`` on a loaded collection: the grades are looked up from the
   qrels inside the call (evaluation keeps no grade cache), the long DataFrame built. The first call's time is given
   beside the median.
-* pytrec_eval: ``RelevanceEvaluator.evaluate(run)`` for each of the 129 runs, its qrels and run dicts prebuilt (as
-  ours has its collection built); it looks the qrels up inside every call.
-* ranx: ``ranx.evaluate(qrels, run, metrics)`` for each run, given the numba typed lists it would otherwise
-  build from its ``Qrels`` / ``Run`` at every call (prebuilt once, as ours has its collection; numba compiles on
-  the warm-up call, excluded; ranx uses every core, ours one). Skipped with a note when ranx is not installed (``pip install -e
-  '.[bench]'``; ``make bench`` installs it).
+* pytrec_eval: ``RelevanceEvaluator.evaluate(run)`` for each of the 129 runs, its qrels and run dicts read from the
+  files beforehand (plain Python, as its users build them: ``{topic: {docno: score}}``; as ours has its collection
+  built); it looks the qrels up inside every call.
+* ranx: ``ranx.evaluate(qrels, run, metrics)`` for each run with ranx's own ``Qrels`` and ``Run`` built from those
+  dicts beforehand (what its users call; ranx converts them to its typed lists inside each call); numba compiles on
+  the warm-up call, excluded; ranx uses every core, ours one: the CPU columns say so. Skipped with a note when ranx
+  is not installed (``pip install -e '.[bench]'``; ``make bench`` installs it).
+
+Both peer rows are the median of paired rounds, interleaved with ours (bench/common.py).
 
 Per cell: the same call on TREC-8 (6.45 M cells) and on simulated collections (``simulate_collection``, fitted to
 TREC-8) of 129 x 50, 2064 x 50 and 129 x 800 rankings of depth 1,000 (6.45 M, 103 M, 103 M cells). The simulated
@@ -34,7 +37,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from common import Result, load_note, median_time, trec8_dir
+from common import ROUNDS, Result, load_note, median_time, paired, trec8_dir
 
 MEASURES = ["AP", "P@10", "nDCG@100", "Rprec", "Bpref"]
 TREC_EVAL = {"AP": "map", "P@10": "P_10", "nDCG@100": "ndcg_cut_100", "Rprec": "Rprec", "Bpref": "bpref"}
@@ -48,23 +51,24 @@ SIZES = ((129, 50), (2064, 50), (129, 800))  # simulated (runs, topics), depth 1
 def _simulated(n_runs: int, n_topics: int, depth: int = 1000, seed: int = 15):
     """A simulated collection's document ids and qrels (no scores: evaluation does not read them), generated once in
     a subprocess (its peak memory is freed with it) and kept in $EVALKIT_CACHE/bench."""
+    import hashlib
+
     import numpy as np
     import pandas as pd
 
-    from evalkit.collection import Collection, JudgedSet
-    from evalkit.cache import cache_dir as _cache_dir
-    from evalkit.simulate import DEFAULT_PARAMS_PATH
+    from evalkit.data.cache import cache_dir as _cache_dir
+    from evalkit.data.collection import Collection, JudgedSet
+    from evalkit.data.simulator import DEFAULT_PARAMS_PATH
 
-    import hashlib
-
-    source = (Path(__file__).resolve().parents[1] / "evalkit" / "simulate.py").read_bytes() + DEFAULT_PARAMS_PATH.read_bytes()
+    simulator = Path(__file__).resolve().parents[1] / "evalkit" / "data" / "simulator.py"
+    source = simulator.read_bytes() + DEFAULT_PARAMS_PATH.read_bytes()
     tag = hashlib.sha256(source).hexdigest()[:12]
     where = _cache_dir() / "bench" / f"sim-{n_runs}x{n_topics}x{depth}-s{seed}-{tag}"
     if not (where / "done").is_file():
         code = f"""
 import numpy as np, json, os
 from pathlib import Path
-from evalkit.simulate import simulate_collection
+from evalkit.data.simulator import simulate_collection
 c = simulate_collection(n_topics={n_topics}, n_runs={n_runs}, depth={depth}, seed={seed})
 where = Path({str(where)!r}); where.mkdir(parents=True, exist_ok=True)
 q = c.qrels
@@ -89,20 +93,23 @@ for key, value in dict(docs=c.docs, q_topic=q.topic, q_doc=q.doc, q_grade=q.grad
 # ------------------------------------------------------------------------------------------------ peers
 
 
-def _dicts(collection):
-    """The qrels and runs as pytrec_eval / ranx dicts ({topic: {docno: grade or score}})."""
+def _dicts(folder: Path):
+    """The qrels and the 129 runs as pytrec_eval / ranx dicts ({topic: {docno: grade or score}}) read from the
+    files in plain Python, as their users build them; the runs in the collection's order (file names sorted)."""
+    import gzip
+
     qrels = {}
-    for t, d, g in zip(collection.qrels.topic, collection.qrels.doc, collection.qrels.grade):
-        qrels.setdefault(str(collection.topics[t]), {})[str(collection.vocabulary[d])] = int(g)
+    with open(folder / "qrels.trec8.adhoc.txt") as handle:
+        for line in handle:
+            topic, _, docno, grade = line.split()
+            qrels.setdefault(topic, {})[docno] = int(grade)
     runs = []
-    for s in range(collection.n_runs):
+    for path in sorted((folder / "runs").glob("input.*")):
         run = {}
-        for t in range(collection.n_topics):
-            row = collection.docs[s, t]
-            n = int((row >= 0).sum())
-            if n:
-                run[str(collection.topics[t])] = dict(zip(collection.vocabulary[row[:n]].tolist(),
-                                                          collection.scores[s, t, :n].tolist()))
+        with (gzip.open(path, "rt") if path.suffix == ".gz" else open(path)) as handle:
+            for line in handle:
+                topic, _, docno, _, score = line.split()[:5]
+                run.setdefault(topic, {})[docno] = float(score)
         runs.append(run)
     return qrels, runs
 
@@ -131,11 +138,10 @@ def _peak_bytes(fn) -> int:
         tracemalloc.stop()
 
 
-def run(repeat: int = 5) -> list[Result]:
-    import numpy as np
+def run(repeat: int = ROUNDS) -> list[Result]:
 
     import evalkit
-    from evalkit.evaluation import EvaluationContext, _scores
+    from evalkit.measures.evaluation import EvaluationContext, _scores
 
     folder = trec8_dir()
     if folder is None:
@@ -148,36 +154,34 @@ def run(repeat: int = 5) -> list[Result]:
     # ---- 1. TREC-8, five measures, against pytrec_eval and ranx (interleaved: ours, peer, ours, peer, ...)
     import pytrec_eval
 
-    qrels_dict, run_dicts = _dicts(collection)
+    qrels_dict, run_dicts = _dicts(folder)
     evaluator = pytrec_eval.RelevanceEvaluator(qrels_dict, set(TREC_EVAL.values()))
 
     def pytrec():
         return [evaluator.evaluate(run) for run in run_dicts]
 
     first, _ = _first_and_median(lambda: _ours(collection), 1)
-    ours_times, peer_times = [], []
-    pytrec()  # warm-up
-    for _ in range(repeat):
-        ours_times.append(median_time(lambda: _ours(collection), 1, warmup=0))
-        peer_times.append(median_time(pytrec, 1, warmup=0))
-    ours_t, peer_t = statistics.median(ours_times), statistics.median(peer_times)
+    pytrec()  # warm-up: both sides' code and data in memory
+    rounds = paired(lambda: _ours(collection), pytrec, repeat)
     frame = _ours(collection)
     per_topic = frame[frame["topic"] != "all"]
     theirs = pytrec()
     worst = 0.0
     for s, values in enumerate(theirs):
         mine = per_topic[per_topic["run"] == collection.run_names[s]]
-        lookup = {(t, m): v for t, m, v in zip(mine["topic"], mine["measure"], mine["value"])}
+        lookup = {(t, m): v for t, m, v in zip(mine["topic"].tolist(), mine["measure"].tolist(),
+                                               mine["value"].tolist())}
         for topic, scores in values.items():
             for ours_name, trec_name in TREC_EVAL.items():
                 worst = max(worst, abs(lookup[(topic, ours_name)] - scores[trec_name]))
     scores_only = median_time(lambda: _scores(EvaluationContext(collection, collection.qrels), MEASURES), repeat)
-    loads.append(os.getloadavg()[0])
-    results.append(Result(
-        "AP, P@10, nDCG@100, Rprec, bpref: TREC-8 129 runs x 50 topics, qrels lookup inside the call", ours_t, peer_t,
-        "pytrec_eval (RelevanceEvaluator.evaluate per run)", ">= 10x", peer_t / ours_t >= 10,
-        f"ours: evalkit.evaluate(None, collection, measures), no grade cache; first call {first:.3f} s; the score "
-        f"arrays alone {scores_only:.3f} s; values agree to {worst:.1e}; {load_note(loads)}"))
+    timer = ("ours: evalkit.evaluate(None, collection, measures) on the loaded collection (qrels lookup and the "
+             "DataFrame inside); the peer: RelevanceEvaluator.evaluate of each run's dict (its lookup inside)")
+    results.append(rounds.result(
+        "AP, P@10, nDCG@100, Rprec, bpref: TREC-8 129 runs x 50 topics, qrels lookup inside the call",
+        "pytrec_eval (RelevanceEvaluator.evaluate per run, dicts read from the files)", ">= 10x", 10, timer,
+        f"no grade cache; first call {first:.3f} s; the score arrays alone {scores_only:.3f} s; values agree to "
+        f"{worst:.1e}"))
 
     try:
         from importlib.metadata import version
@@ -187,33 +191,25 @@ def run(repeat: int = 5) -> list[Result]:
         results.append(Result("the same against ranx", float("nan"), None, "ranx", ">= 3x", None,
                               "ranx not installed: peer skipped (pip install -e '.[bench]'; make bench installs it)"))
     else:
-        from ranx.meta.evaluate import convert_qrels, convert_run
-
         rq = ranx.Qrels(qrels_dict)
         runs = [ranx.Run(run, name=str(name)).make_comparable(rq) for run, name in zip(run_dicts, collection.run_names)]
-        typed_qrels = convert_qrels(rq)  # the typed lists ranx.evaluate would otherwise build at every call
-        typed_runs = [convert_run(run) for run in runs]
         metrics = list(RANX.values())
 
         def with_ranx():
-            return [ranx.evaluate(typed_qrels, run, metrics, save_results_in_run=False) for run in typed_runs]
+            return [ranx.evaluate(rq, run, metrics, save_results_in_run=False) for run in runs]
 
         with_ranx()  # numba compiles here
-        ours_times, peer_times = [], []
-        for _ in range(max(repeat // 2, 1)):
-            ours_times.append(median_time(lambda: _ours(collection), 1, warmup=0))
-            peer_times.append(median_time(with_ranx, 1, warmup=0))
-        ours_r, peer_r = statistics.median(ours_times), statistics.median(peer_times)
+        rounds = paired(lambda: _ours(collection), with_ranx, repeat)
         means = frame[frame["topic"] == "all"].pivot(index="run", columns="measure", values="value")
         theirs = with_ranx()
         gap = max(abs(means.loc[str(name), m] - float(theirs[s][RANX[m]]))
                   for s, name in enumerate(collection.run_names) for m in MEASURES)
-        loads.append(os.getloadavg()[0])
-        results.append(Result(
-            "the same against ranx (its typed lists prebuilt)", ours_r, peer_r,
-            f"ranx {version('ranx')} evaluate per run", ">= 3x", peer_r / ours_r >= 3,
+        results.append(rounds.result(
+            "the same against ranx (its Qrels and Run, built beforehand)", f"ranx {version('ranx')} evaluate per run",
+            ">= 3x", 3, "ours as above; the peer: ranx.evaluate(Qrels, Run, metrics) of each run (its conversion to "
+            "typed lists inside, as every call does)",
             f"numba compilation excluded (warm-up); run means differ from ours by up to {gap:.1e} (ranx orders tied "
-            f"scores its own way; ours and pytrec_eval follow trec_eval); {load_note(loads)}"))
+            "scores its own way; ours and pytrec_eval follow trec_eval)"))
 
     # ---- 2. cost per cell, 6 M to 103 M cells: every size timed in turn, round after round (a change in the
     #      machine's load hits every size alike), medians compared

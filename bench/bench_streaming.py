@@ -1,5 +1,5 @@
 """Beyond one collection in memory (issue 15 item 5): 1,290 runs (10x TREC-8's) of 50 topics x 1,000 documents,
-simulated into run files, evaluated by ``evalkit.streaming.evaluate_files`` in blocks of 32 files.
+simulated into run files, evaluated by ``evalkit.measures.streaming.evaluate_files`` in blocks of 32 files.
 
 Built as one collection, 64.5 M cells from files would take about 10x the 1.1 GB TREC-8's build peaks at; streamed,
 each worker holds one block. Rows: the streamed evaluation on local processes (2 workers) and serially, each in a
@@ -31,8 +31,8 @@ _WRITE = """
 import sys
 from pathlib import Path
 import numpy as np, pyarrow as pa, pyarrow.csv as csv
-from evalkit.io import write_qrels
-from evalkit.simulate import simulate_collection
+from evalkit.data.trec_files import write_qrels
+from evalkit.data.simulator import simulate_collection
 
 where = Path(sys.argv[1]); n_runs, n_topics, depth, seed = map(int, sys.argv[2:6])
 c = simulate_collection(n_topics=n_topics, n_runs=n_runs, depth=depth, seed=seed)
@@ -53,7 +53,7 @@ for s, name in enumerate(c.run_names):
 _STREAM = """
 import json, resource, sys, time
 from pathlib import Path
-import evalkit.streaming as streaming
+import evalkit.measures.streaming as streaming
 where, scheduler, per_block = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 paths = sorted((where / "runs").iterdir())
 started = time.perf_counter()
@@ -68,10 +68,11 @@ print(json.dumps(dict(seconds=seconds, own_mb=own / 1024, worker_mb=children / 1
 
 
 def _files() -> Path:
-    from evalkit.cache import cache_dir as _cache_dir
-    from evalkit.simulate import DEFAULT_PARAMS_PATH
+    from evalkit.data.cache import cache_dir as _cache_dir
+    from evalkit.data.simulator import DEFAULT_PARAMS_PATH
 
-    source = (Path(__file__).resolve().parents[1] / "evalkit" / "simulate.py").read_bytes() + DEFAULT_PARAMS_PATH.read_bytes()
+    simulator = Path(__file__).resolve().parents[1] / "evalkit" / "data" / "simulator.py"
+    source = simulator.read_bytes() + DEFAULT_PARAMS_PATH.read_bytes()
     tag = hashlib.sha256(source + _WRITE.encode()).hexdigest()[:12]
     where = _cache_dir() / "bench" / f"runs-{N_RUNS}x{N_TOPICS}x{DEPTH}-s{SEED}-{tag}"
     if not (where / "done").is_file():
@@ -115,11 +116,12 @@ def run(repeat: int = 1) -> list[Result]:
     common = (f"{N_RUNS} runs x {N_TOPICS} topics x {DEPTH} ({cells / 1e6:.1f} M cells, {size_gb:.1f} GB of plain run "
               f"files), blocks of {RUNS_PER_BLOCK} files; the first 129 runs' rows equal the in-memory table, serial = "
               f"local: {same}; {load_note(loads)}")
+    # context rows without a ratio (one call each): evaluating 129 of the files in memory, x 10, in the note
     return [
-        Result(f"{N_RUNS} simulated runs streamed from files in blocks, 2 local processes", local["seconds"], peer,
-               "evalkit.evaluate of 129 of the files in memory, x 10", "(context)", None,
-               f"peak memory: parent {local['own_mb']:.0f} MB, largest worker {local['worker_mb']:.0f} MB; " + common),
-        Result(f"the same, serially (one block at a time in one process)", serial["seconds"], peer,
-               "evalkit.evaluate of 129 of the files in memory, x 10", "(context)", None,
-               f"peak memory {serial['own_mb']:.0f} MB (in memory, 129 runs: {peer_129:.1f} s)"),
+        Result(f"{N_RUNS} simulated runs streamed from files in blocks, 2 local processes", local["seconds"], None,
+               "-", "(context)", None,
+               f"peak memory: parent {local['own_mb']:.0f} MB, largest worker {local['worker_mb']:.0f} MB; "
+               f"evalkit.evaluate of 129 of the files in memory, x 10: {peer:.1f} s; " + common),
+        Result("the same, serially (one block at a time in one process)", serial["seconds"], None, "-", "(context)",
+               None, f"peak memory {serial['own_mb']:.0f} MB (in memory, 129 runs: {peer_129:.1f} s)"),
     ]

@@ -17,7 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import Result  # noqa: E402
+from common import ROUNDS, Result  # noqa: E402
 
 
 def _restore_environment(saved: dict, module: str) -> None:
@@ -54,28 +54,37 @@ def main(argv: list[str]) -> int:
         for result in results:
             rows.append((name.removeprefix("bench_"), result))
             ratio = f"{result.ratio:.1f}x" if result.ratio is not None else "-"
+            cpu = "" if result.ours_cpu is None else f" (CPU {result.ours_cpu:.3f} vs {result.peer_cpu:.3f})"
             print(f"  {result.name}: ours {result.ours:.3f}, peer {result.peer if result.peer is None else round(result.peer, 3)}"
-                  f" ({result.peer_name}), ratio {ratio}, target {result.target}: "
+                  f" ({result.peer_name}), ratio {ratio}{cpu}, target {result.target}: "
                   f"{'met' if result.met else 'NOT met' if result.met is not None else '-'} {result.note}", flush=True)
         print(f"   ({time.perf_counter() - started:.0f} s)")
     lines = [
         "# Benchmark results",
         "",
         f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {platform.python_version()}, "
-        f"{__import__('os').cpu_count()} cores, by `make bench`. Ratio = peer time / evalkit time, both measured in "
-        "the same run (medians of repeated calls). Load average (1, 5, 15 min) at the start "
+        f"{__import__('os').cpu_count()} cores, by `make bench`. Load average (1, 5, 15 min) at the start "
         f"{' / '.join(f'{x:.1f}' for x in load_start)}, at the end "
-        f"{' / '.join(f'{x:.1f}' for x in __import__('os').getloadavg())}: other work on the machine slows every "
-        "timing, the ratios less.",
+        f"{' / '.join(f'{x:.1f}' for x in __import__('os').getloadavg())}. Ratio = peer time / evalkit time: the "
+        f"median of at least {ROUNDS} paired rounds (the kit and its peer alternately, in the same run), each round's "
+        "own ratio; the seconds are each side's medians, wall and CPU (every thread of the process; a subprocess's "
+        "own user + system time). 'Inside the timer' says what each row's clock covers; 'load' is the 1-minute "
+        "load average while the row ran. Other work on the machine slows every timing; a ratio whose CPU seconds "
+        "do not reach its target says it holds only on two idle cores.",
         "",
-        "| suite | benchmark | evalkit (s) | peer | peer (s) | ratio | target | met | note |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| suite | benchmark | evalkit (s) | evalkit CPU (s) | peer | peer (s) | peer CPU (s) | ratio | rounds | "
+        "target | met | inside the timer | load | note |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+
+    def cell(value, digits=3):
+        return "" if value is None else f"{value:.{digits}f}"
+
     for suite, r in rows:
         lines.append(
-            f"| {suite} | {r.name} | {r.ours:.3f} | {r.peer_name} | {'' if r.peer is None else f'{r.peer:.3f}'} | "
-            f"{'' if r.ratio is None else f'{r.ratio:.1f}x'} | {r.target} | "
-            f"{'yes' if r.met else 'no' if r.met is not None else ''} | {r.note} |"
+            f"| {suite} | {r.name} | {r.ours:.3f} | {cell(r.ours_cpu)} | {r.peer_name} | {cell(r.peer)} | "
+            f"{cell(r.peer_cpu)} | {'' if r.ratio is None else f'{r.ratio:.1f}x'} | {r.rounds or ''} | {r.target} | "
+            f"{'yes' if r.met else 'no' if r.met is not None else ''} | {r.timer} | {r.load} | {r.note} |"
         )
     if not argv:
         (HERE / "RESULTS.md").write_text("\n".join(lines) + "\n")

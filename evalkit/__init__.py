@@ -12,15 +12,16 @@ Start here:
 >>> evalkit.evaluate(None, collection, ["AP", "P@10", "nDCG@100"])
 """
 
-from ._lazy import lazy_attributes
+from evalkit._lazy import lazy_attributes
 
 # Each name is imported from its module on first use: ``import evalkit`` (and the trec_eval command line, which
-# lives in evalkit.trec_eval_cli) does not pay for pandas, pyarrow, scipy or matplotlib.
+# lives in evalkit.trec_eval.cli) does not pay for pandas, pyarrow, scipy or matplotlib.
 _WHERE = {
-    "Collection": "collection", "JudgedSet": "collection", "load_dataset": "datasets", "evaluate": "evaluation",
-    "score_matrix": "evaluation", "Qrels": "io", "Run": "io", "TrecFormatError": "errors", "read_qrels": "io",
-    "read_run": "io", "write_qrels": "io", "write_run": "io", "describe_measures": "measures",
-    "parse_measure": "measures",
+    "Collection": "data.collection", "JudgedSet": "data.collection", "load_dataset": "data.datasets",
+    "Qrels": "data.trec_files", "Run": "data.trec_files", "read_qrels": "data.trec_files",
+    "read_run": "data.trec_files", "write_qrels": "data.trec_files", "write_run": "data.trec_files",
+    "TrecFormatError": "errors", "evaluate": "measures.evaluation", "score_matrix": "measures.evaluation",
+    "describe_measures": "measures", "parse_measure": "measures",
 }
 __getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
 

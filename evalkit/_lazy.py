@@ -1,5 +1,5 @@
 """Lazy attributes for a package ``__init__``: ``import evalkit`` stays cheap (no pandas, scipy, matplotlib or
-pyarrow) and ``evalkit.evaluate`` imports :mod:`evalkit.evaluation` on first use (PEP 562 module ``__getattr__``)."""
+pyarrow) and ``evalkit.evaluate`` imports :mod:`evalkit.measures.evaluation` on first use (PEP 562 module ``__getattr__``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def lazy_attributes(package: str, where: dict[str, str]):
         if module is None:
             if name.startswith("_"):
                 raise AttributeError(f"module {package!r} has no attribute {name!r}")
-            try:  # a submodule (``evalkit.io`` after ``import evalkit``, as before the imports were lazy)
+            try:  # a submodule (``evalkit.data.trec_files`` after ``import evalkit``, as before the imports were lazy)
                 return importlib.import_module(f"{package}.{name}")
             except ModuleNotFoundError as exc:
                 if exc.name != f"{package}.{name}":

@@ -73,7 +73,7 @@ Shared arguments
 each worker once, not once per trial: the process pool stores them in a module global through
 its initializer; Dask scatters them once with ``client.scatter(..., broadcast=True)``. Only
 ``(trial_index, trial_seed)`` travels per trial. Send only what trials read:
-:func:`trial_collection` gives the part of a :class:`~evalkit.collection.Collection` trials
+:func:`trial_collection` gives the part of a :class:`~evalkit.data.collection.Collection` trials
 usually need (document ids, qrels, run metadata), without the scores, the docno strings and any
 cached grades (a third of TREC-8's size).
 
@@ -235,7 +235,7 @@ def run_tasks(
     """Run ``fn(*task, *args, **kwargs)`` for every tuple in ``tasks``; results in task order.
 
     The executor behind :func:`run_trials` (whose tasks are ``(trial_index, trial_seed)``), for work that is
-    not a seeded trial, e.g. evaluating blocks of run files (:mod:`evalkit.streaming`). Each task tuple travels to
+    not a seeded trial, e.g. evaluating blocks of run files (:mod:`evalkit.measures.streaming`). Each task tuple travels to
     its worker on its own (keep it small: file names, indices); ``args`` and ``kwargs`` are sent to each worker
     once. Schedulers, ``n_jobs``, the progress bar and errors as in :func:`run_trials`; a failing task's error gets
     a note naming ``what`` and its position.
@@ -354,8 +354,8 @@ WORKER_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(1 << 26), _MALLOC_TRIM: str(1 << 
 
 #: what the forkserver of evalkit's clusters imports once, so its forked workers need not: Dask's worker, numpy, and
 #: evalkit's modules trials use (pandas and scipy with them). A trial function's own evalkit module is added.
-WORKER_PRELOAD = ("distributed", "numpy", "evalkit.collection", "evalkit.evaluation", "evalkit.inferred",
-                  "evalkit.sampling", "evalkit.stats", "evalkit.parallel")
+WORKER_PRELOAD = ("distributed", "numpy", "evalkit.data.collection", "evalkit.measures.evaluation", "evalkit.measures.inferred",
+                  "evalkit.judging.stratified_sampling", "evalkit.stats", "evalkit.parallel")
 
 #: Dask settings of evalkit's clusters that leave the trials more CPU and change no result: the event-loop watchdog
 #: ticks every second instead of every 20 ms and the system monitor samples every 2 s instead of 0.5 s (both only
@@ -593,7 +593,7 @@ class _NotSent:
 
 
 def trial_collection(collection):
-    """The part of a :class:`~evalkit.collection.Collection` that trials usually read, to send to workers: the
+    """The part of a :class:`~evalkit.data.collection.Collection` that trials usually read, to send to workers: the
     document ids (``docs``), the qrels, topic and run names, ``runs_info`` and ``metadata``. Left out: ``scores``
     (8 bytes a cell), the docno strings (``vocabulary`` keeps only its length, which lookups need) and cached
     values such as ``default_grades``. Reading a left-out attribute raises an AttributeError that says so.

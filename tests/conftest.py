@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalkit.collection import Collection
-from evalkit.io import Qrels, Run
+from evalkit.data.collection import Collection
+from evalkit.data.trec_files import Qrels, Run
 
 TREC8 = Path(os.environ.get("EVALKIT_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "trec8"
 
@@ -48,7 +48,7 @@ def trec8_float32():
     """TREC-8 with trec_eval 9.x's score ties (C floats), which pytrec_eval-terrier, the fast oracle, shares."""
     if not TREC8.is_dir():
         pytest.skip("TREC-8 data not found (set EVALKIT_DATA or place it at ../shared/data/trec8)")
-    from evalkit.datasets import load_directory
+    from evalkit.data.datasets import load_directory
 
     return load_directory(TREC8, name="trec8", ties="float32")
 
@@ -57,7 +57,7 @@ def trec8_float32():
 def trec8():
     if not TREC8.is_dir():
         pytest.skip("TREC-8 data not found (set EVALKIT_DATA or place it at ../shared/data/trec8)")
-    from evalkit.datasets import load_directory
+    from evalkit.data.datasets import load_directory
 
     return load_directory(TREC8, name="trec8")
 

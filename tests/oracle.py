@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evalkit.collection import Collection
+from evalkit.data.collection import Collection
 
 
 def trec_eval_scores(collection: Collection, measures: set[str], qrels=None) -> dict[str, np.ndarray]:

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 import evalkit
-from evalkit.io import TrecFormatError
+from evalkit.data.trec_files import TrecFormatError
 
 TOOLS_TEST = Path(__file__).resolve().parents[2] / "shared" / "tools" / "trec_eval-10.0" / "test"
 MEASURES = {"AP": "map", "P@10": "P_10", "nDCG": "ndcg", "Bpref": "bpref", "Rprec": "Rprec"}
@@ -483,7 +483,7 @@ def test_console_script_stdin_and_exit_codes(corpus, tmp_path):
 def test_standard_input_read_once(corpus, monkeypatch, capsys):
     import io as _io
 
-    import evalkit.io as io_module
+    import evalkit.data.text_fields as io_module
     from evalkit.cli import main
 
     monkeypatch.setattr(io_module, "_stdin_read", False)

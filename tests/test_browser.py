@@ -6,7 +6,7 @@ Debian's Chromium (``/usr/bin/chromium``, or ``$EVALKIT_CHROMIUM``) driven by Pl
   the Makefile adds ``--allow-root``: this is the check that it does), the browser runs every cell from the Run menu
   on the synthetic collection in fast mode, no cell may end in an error, and moving the slider from the keyboard
   must redraw the figure (a different PNG).
-* The report pages the batch exports (``evalkit.report_page.write_report``) of every notebook with formulas open
+* The report pages the batch exports (``evalkit.batch.report_page.write_report``) of every notebook with formulas open
   from ``file://`` with every non-file request aborted, and MathJax typesets their formulas: no raw TeX left
   visible, no TeX error box (a page loading MathJax from the web, as the stock template does, fails the check).
 
@@ -40,7 +40,10 @@ NOTEBOOKS = ROOT / "notebooks"
 CHROMIUM = Path(os.environ.get("EVALKIT_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SLIDER_CALL = re.compile(r"\bpool_depth_explorer\(")  # evalkit.widgets' IntSlider over the pool depth (the tour)
+SLIDER_CALL = re.compile(r"\bpool_depth_explorer\(")  # evalkit.display.widgets' IntSlider over the pool depth (the tour)
+LONG_CELL_TAG = "long-running"  # a cell that can run over 10 s and must show a moving progress bar (issue 28.3)
+PROGRESS_NOTEBOOKS = ("03", "04", "05")  # the notebooks whose long cells the issue names
+PROGRESS_RUN_SECONDS = 900  # the class preset up to and through the long cell, on a busy machine
 SERVER_START_SECONDS = 90
 RUN_ALL_SECONDS = 180
 REDRAW_SECONDS = 60
@@ -141,16 +144,16 @@ def math_notebooks() -> list[Path]:
     return found
 
 
-def fast_copy(source: Path, target: Path) -> Path:
-    """``source`` with papermill's injected-parameters cell (synthetic collection, fast mode) written to ``target``
-    (the notebooks are never touched)."""
+def fast_copy(source: Path, target: Path, parameters: dict | None = None) -> Path:
+    """``source`` with papermill's injected-parameters cell (synthetic collection, fast mode, or ``parameters``)
+    written to ``target`` (the notebooks are never touched)."""
     import nbformat
     from papermill.iorw import load_notebook_node
     from papermill.parameterize import parameterize_notebook
 
     notebook = load_notebook_node(str(source))
-    notebook = parameterize_notebook(notebook, {"dataset": "synthetic", "fast": True}, kernel_name="python3",
-                                     language="python")
+    notebook = parameterize_notebook(notebook, parameters or {"dataset": "synthetic", "fast": True},
+                                     kernel_name="python3", language="python")
     notebook.metadata.setdefault("kernelspec", {"name": "python3", "display_name": "Python 3 (ipykernel)",
                                                 "language": "python"})  # else JupyterLab asks which kernel
     nbformat.write(notebook, str(target))
@@ -187,6 +190,9 @@ def _quiet_lab_environment(folder: Path) -> dict:
     settings = folder / "lab-settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
     (settings / "notification.jupyterlab-settings").write_text('{"fetchNews": "false", "checkForUpdates": false}')
+    notebook_settings = folder / "lab-settings" / "@jupyterlab" / "notebook-extension"
+    notebook_settings.mkdir(parents=True)  # every cell in the page, in order (no windowing): cells are found by index
+    (notebook_settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
     environment = {k: v for k, v in os.environ.items() if k != "EVALKIT_BATCH"}
     environment.update({
         "JUPYTER_CONFIG_DIR": str(folder / "jupyter-config"), "JUPYTER_DATA_DIR": str(folder / "jupyter-data"),
@@ -415,7 +421,7 @@ def math_problems(page, blocked: list[str], seconds: float = 60) -> list[str]:
 def test_offline_report_page_typesets_math_with_the_network_blocked(browser, tmp_path, screenshots):
     import nbformat
 
-    from evalkit.report_page import write_report
+    from evalkit.batch.report_page import write_report
 
     sources = math_notebooks()
     folder = tmp_path / "outputs" / "synthetic"
@@ -461,3 +467,165 @@ def test_offline_report_page_typesets_math_with_the_network_blocked(browser, tmp
     context.close()
     assert any("left as TeX text" in p for p in problems) and any("outside its folder" in p for p in problems), \
         problems
+
+
+# -- progress bars and exercise marks (issue 28) -------------------------------------------------------------------
+
+_WATCH_BARS = """(index) => {
+  window.__bars = [];
+  window.__barWatch = setInterval(() => {
+    const cell = document.querySelectorAll('.jp-Notebook .jp-Cell')[index];
+    if (!cell) return;
+    const widths = [...cell.querySelectorAll('.jp-OutputArea-output .progress-bar')]
+        .map(b => parseFloat(b.style.width || b.style.height || '0'));
+    if (widths.length) window.__bars.push(widths);
+  }, 40);
+}"""
+
+
+def _long_cell(notebook: Path) -> int | None:
+    """Index of the first cell tagged :data:`LONG_CELL_TAG` in ``notebook``, or None."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return next((i for i, c in enumerate(cells) if LONG_CELL_TAG in c.get("metadata", {}).get("tags", [])), None)
+
+
+def bar_moved(samples: list[list[float]]) -> bool:
+    """Whether a progress bar was seen part-way (strictly between empty and full) in the polled widths."""
+    return any(0.0 < width < 100.0 for widths in samples for width in widths)
+
+
+def test_bar_moved_tells_a_moving_bar_from_one_that_jumps():
+    assert bar_moved([[0.0], [12.5], [100.0]])
+    assert not bar_moved([[0.0], [0.0], [100.0]]) and not bar_moved([])
+
+
+def _run_cell_watching_bars(page, notebook_name: str, index: int, seconds: float) -> list[list[float]]:
+    """Run every cell from the top through cell ``index`` while polling that cell's progress bars."""
+    page.evaluate(_WATCH_BARS, index)
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
+    cell.scroll_into_view_if_needed()
+    cell.click(position={"x": 5, "y": 5})  # select it (the prompt area), then run everything above and it
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name=re.compile(r"^Run All Above Selected Cell")).click()
+    ran = ("([first, last]) => { const cells = [...document.querySelectorAll('.jp-Notebook .jp-Cell')];"
+           " if (cells.some(c => [...c.querySelectorAll('.jp-OutputArea-output[data-mime-type="
+           "\"application/vnd.jupyter.stderr\"]')].some(e => /Traceback/.test(e.textContent)))) return 'error';"
+           " return cells.slice(first, last + 1).filter(c => c.classList.contains('jp-CodeCell')).every(c =>"
+           " /^\\[\\d+\\]:$/.test(((c.querySelector('.jp-InputArea-prompt') || {}).textContent || '').trim())); }")
+    for first, last, step in ((0, index - 1, "the cells above it"), (index, index, "the cell")):
+        if first == index:
+            cell.click(position={"x": 5, "y": 5})
+            page.keyboard.press("Escape")
+            page.keyboard.press("Shift+Enter")
+        outcome = page.wait_for_function(ran, arg=[first, last], timeout=seconds * 1000).json_value()
+        assert outcome is True, f"{notebook_name}: {step} ended in an error"
+    return page.evaluate("() => { clearInterval(window.__barWatch); return window.__bars; }")
+
+
+@pytest.mark.parametrize("prefix", PROGRESS_NOTEBOOKS)
+def test_a_progress_bar_moves_in_the_long_cell(prefix, browser, tmp_path, screenshots):
+    """The first cell tagged ``long-running`` of notebooks 03, 04 and 05, at the class preset on the synthetic
+    collection: a progress bar must be seen part-way while the cell runs (a bar that jumps from empty to full, or
+    none, fails). Skips, saying so, for a notebook that has no such cell yet."""
+    source = next(iter(sorted(NOTEBOOKS.glob(f"{prefix}_*.ipynb"))), None)
+    if source is None:
+        pytest.skip(f"no notebook {prefix}_*.ipynb")
+    if _long_cell(source) is None:
+        pytest.skip(f"{source.name}: no cell tagged {LONG_CELL_TAG!r} yet (tag the longest cell, the one with a "
+                    "progress bar)")
+    folder = tmp_path / "lab"
+    (folder / "notebooks").mkdir(parents=True)
+    notebook = fast_copy(source, folder / "notebooks" / source.name,
+                         {"dataset": "synthetic", "fast": False, "preset": "class"})
+    index = _long_cell(notebook)
+    with jupyter_lab(folder) as (base, token, command, log_path):
+        context = browser.new_context(viewport={"width": 1280, "height": 1000})
+        blocked = _block_the_network(context, _LOCAL)
+        page = context.new_page()
+        page.set_default_timeout(REDRAW_SECONDS * 1000)
+        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\| Idle$")).wait_for(
+            timeout=SERVER_START_SECONDS * 1000)
+        samples = _run_cell_watching_bars(page, notebook.name, index, PROGRESS_RUN_SECONDS)
+        cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
+        screenshots(cell, f"{prefix}-long-cell-after.png")
+        assert "Traceback" not in cell.inner_text(), cell.inner_text()[-2000:]
+        assert samples, f"{source.name}: the cell tagged {LONG_CELL_TAG!r} (index {index}) showed no progress bar"
+        assert bar_moved(samples), (f"{source.name}: the progress bar of cell {index} never showed a value between "
+                                    f"empty and full (widths seen: {sorted({w for s in samples for w in s})[:10]})")
+        print(f"{source.name} cell {index}: {len(samples)} polls with a bar, widths "
+              f"{sorted({round(w) for s in samples for w in s})[:12]}")
+        assert not blocked, f"JupyterLab asked for resources outside localhost: {blocked[:5]}"
+        context.close()
+
+
+def test_exercise_marks_render_without_an_emoji_font(browser, tmp_path, screenshots):
+    """The right / not yet / to do marks of exercises.check in JupyterLab: each is a drawn image (an SVG that the
+    browser decoded, of non-zero size) beside its word, with no emoji character that a machine without an emoji
+    font would show as an empty box."""
+    import nbformat
+
+    folder = tmp_path / "lab"
+    (folder / "notebooks").mkdir(parents=True)
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    notebook.cells = [nbformat.v4.new_code_cell(
+        "from evalkit.classroom.exercises import Verdict\n"
+        "for right in (True, False, None):\n"
+        "    display(Verdict('00.1', right, f'Exercise 00.1: mark for {right}'))")]
+    nbformat.write(notebook, str(folder / "notebooks" / "marks.ipynb"))
+    with jupyter_lab(folder) as (base, token, command, log_path):
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        page = context.new_page()
+        page.set_default_timeout(REDRAW_SECONDS * 1000)
+        page.goto(f"{base}/lab/tree/marks.ipynb?token={token}")
+        page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\| Idle$")).wait_for(
+            timeout=SERVER_START_SECONDS * 1000)
+        page.get_by_role("menuitem", name="Run", exact=True).click()
+        page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+        page.wait_for_function("() => document.querySelectorAll('.evalkit-verdict img').length === 3",
+                               timeout=RUN_ALL_SECONDS * 1000)
+        marks = page.evaluate("""() => [...document.querySelectorAll('.evalkit-verdict')].map(v => {
+            const img = v.querySelector('img'); const box = img.getBoundingClientRect();
+            return {alt: img.alt, decoded: img.complete && img.naturalWidth > 0, width: box.width,
+                    height: box.height, word: v.querySelector('strong').textContent, text: v.textContent}; })""")
+        screenshots(page.locator(".jp-OutputArea").first, "exercise-marks.png")
+        context.close()
+    assert [m["word"] for m in marks] == ["right", "not yet", "to do"] == [m["alt"] for m in marks]
+    for mark in marks:
+        assert mark["decoded"] and mark["width"] >= 12 and mark["height"] >= 12, mark
+        assert not re.search("[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f]", mark["text"]), mark
+
+
+def test_a_glossary_link_opens_the_tour_and_its_glossary(browser, tmp_path, screenshots):
+    """What the notebooks link a term to, ``[term](00_tour.ipynb#glossary)``, clicked in JupyterLab: the tour opens,
+    its glossary heading carries the anchor (JupyterLab's sanitizer keeps it, as ``data-jupyter-id``), and the
+    tour's own link to ``#glossary`` scrolls there. (JupyterLab 4.6 opens another notebook at its top: it applies
+    the fragment before the cells are rendered, so the jump happens in the tour, from its first cell.)"""
+    import nbformat
+
+    tour = next(NOTEBOOKS.glob("00_*.ipynb"))
+    folder = tmp_path / "lab"
+    (folder / "notebooks").mkdir(parents=True)
+    shutil.copy2(tour, folder / "notebooks" / tour.name)
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    notebook.cells = [nbformat.v4.new_markdown_cell(f"Scored with [infAP]({tour.name}#glossary).")]
+    nbformat.write(notebook, str(folder / "notebooks" / "linking.ipynb"))
+    anchor = '.jp-RenderedMarkdown [data-jupyter-id="glossary"], .jp-RenderedMarkdown #glossary'
+    in_view = (f"() => {{ const a = document.querySelector('{anchor}'); if (!a) return false;"
+               " const r = a.getBoundingClientRect(); return r.top >= 0 && r.top < window.innerHeight; }")
+    with jupyter_lab(folder) as (base, token, command, log_path):
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        page = context.new_page()
+        page.set_default_timeout(REDRAW_SECONDS * 1000)
+        page.goto(f"{base}/lab/tree/linking.ipynb?token={token}")
+        page.locator(".jp-RenderedMarkdown a", has_text="infAP").click()
+        page.locator(".lm-TabBar-tab.lm-mod-current", has_text=tour.name).wait_for()
+        page.locator(anchor).first.wait_for(state="attached")
+        heading = page.locator(".jp-RenderedMarkdown h2", has=page.locator('[data-jupyter-id="glossary"], #glossary'))
+        assert "Glossary" in heading.first.inner_text()
+        page.locator(".jp-RenderedMarkdown a[href='#glossary']").first.click()
+        page.wait_for_function(in_view)
+        screenshots(page, "glossary-from-the-tour-link.png")
+        context.close()

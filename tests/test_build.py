@@ -1,4 +1,4 @@
-"""The threaded build (evalkit.build): run files and the qrels file parsed inside the build, each group of runs
+"""The threaded build (evalkit.data.build): run files and the qrels file parsed inside the build, each group of runs
 encoded as soon as it is parsed, equals building from runs parsed beforehand, whatever the threads, the groups and
 the order in which the threads happen to finish; a bad file is reported as a serial read would report it."""
 
@@ -10,12 +10,12 @@ import time
 
 import numpy as np
 import pytest
+from test_trec_eval_reader import write_collection
 
-from evalkit import build
-from evalkit.collection import Collection
+from evalkit.data import build
+from evalkit.data.collection import Collection
+from evalkit.data.trec_files import parse_run, read_qrels
 from evalkit.errors import TrecFormatError
-from evalkit.io import parse_run, read_qrels
-from test_trec_eval_arrow import write_collection
 
 
 def _assert_same(a: Collection, b: Collection) -> None:
@@ -81,7 +81,7 @@ def test_a_group_s_bands_are_shared_out_so_no_thread_waits_for_the_last_group(tm
 def test_each_band_hashes_only_its_own_topics_rows_whatever_the_order_of_the_file(monkeypatch):
     """What makes the bands' tables small: a run listing its topics out of the collection's order is sorted by band
     before hashing, so each band's dictionary holds its topics' docnos only; the codes come back in file order."""
-    from evalkit.io import Run
+    from evalkit.data.trec_files import Run
 
     monkeypatch.setattr(build, "BAND_ROWS", 1)  # a band per topic
     run = Run("r", np.array(["2", "1", "1", "2", "x"], object), np.array(["b1", "a1", "a2", "b2", "c"], object),
@@ -169,8 +169,9 @@ def test_rankings_that_fill_their_rows_exactly_are_copied_in_order(shape):
     """Runs whose every topic has exactly as many documents as the widest ranking (most TREC runs) are copied
     row by row without padding or scatter; a short or a long ranking anywhere takes the padded path. Both equal
     the one-run-at-a-time definition."""
-    from evalkit.io import Qrels, Run
     from test_collection import _reference_rows
+
+    from evalkit.data.trec_files import Qrels, Run
 
     rng = np.random.default_rng(len(shape))
     docnos = np.array([f"D{k:02d}" for k in range(40)], object)

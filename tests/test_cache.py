@@ -1,4 +1,4 @@
-"""The dataset cache (evalkit.cache): keyed by content, checked on every load, rebuilt when damaged, safe when
+"""The dataset cache (evalkit.data.cache): keyed by content, checked on every load, rebuilt when damaged, safe when
 saves are killed or run concurrently, and faithful for any docno and any run-table string."""
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import random_collection
 
 import evalkit
-from evalkit import cache as cache_module
-from evalkit.cache import MARKER, CacheWarning, load_cached, save_cached
-from evalkit.collection import Collection
-from evalkit.datasets import load_directory
-from evalkit.io import Qrels, Run
-from conftest import random_collection
+from evalkit.data import cache as cache_module
+from evalkit.data.cache import MARKER, CacheWarning, load_cached, save_cached
+from evalkit.data.collection import Collection
+from evalkit.data.datasets import load_directory
+from evalkit.data.trec_files import Qrels, Run
 
 
 def _write_directory(folder: Path, collection: Collection, table: str | None = None) -> Path:
@@ -68,7 +68,7 @@ def test_cached_reload_equals_the_sources_and_skips_parsing(dataset, tmp_path, m
     first = _load_quietly(dataset)
     (folder,) = _entries(tmp_path)
     assert (folder / MARKER).is_file() and (folder / "manifest.json").is_file()
-    import evalkit.datasets as datasets
+    import evalkit.data.datasets as datasets
 
     monkeypatch.setattr(datasets, "read_runs", lambda *a, **k: pytest.fail("the cache was not used"))
     second = _load_quietly(dataset)
@@ -203,7 +203,7 @@ def test_killed_save_leaves_nothing_behind_and_concurrent_loads_agree(dataset, t
     the same dataset at once both succeed with the same numbers and leave one healthy cache."""
     env = {**os.environ, "EVALKIT_CACHE": str(tmp_path / "cache")}
     stuck = _python(f"""
-        import time, evalkit.cache as c
+        import time, evalkit.data.cache as c
         real = c.Path.write_bytes
         def slow(self, data):
             real(self, data)
@@ -211,7 +211,7 @@ def test_killed_save_leaves_nothing_behind_and_concurrent_loads_agree(dataset, t
                 print("writing", flush=True)
                 time.sleep(600)
         c.Path.write_bytes = slow
-        from evalkit.datasets import load_directory
+        from evalkit.data.datasets import load_directory
         load_directory({str(dataset)!r})
         """, env=env)
     assert stuck.stdout.readline().strip() == "writing"
@@ -226,7 +226,7 @@ def test_killed_save_leaves_nothing_behind_and_concurrent_loads_agree(dataset, t
 
     script = f"""
         import hashlib, evalkit
-        from evalkit.datasets import load_directory
+        from evalkit.data.datasets import load_directory
         c = load_directory({str(dataset)!r})
         ap = evalkit.evaluate(None, c, ["AP"], per_topic=False).value.round(12).tolist()
         print(hashlib.sha256(c.docs.tobytes() + c.scores.tobytes()).hexdigest(), ap)

@@ -4,6 +4,7 @@ notebooks run in test_notebooks.py)."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import subprocess
@@ -16,11 +17,19 @@ import pandas as pd
 import pytest
 
 import evalkit
-from evalkit import exercises, narrative
-from evalkit.datasets import resolve_auto
-from evalkit.experiments import carterette2007, lu2017, soboroff2007, tour, voorhees2014, yilmaz2008
-from evalkit.pipeline import notebook_paths
-from evalkit.presets import PRESET_NAMES, resolve
+from evalkit.batch.pipeline import notebook_paths
+from evalkit.classroom import exercises
+from evalkit.data.datasets import resolve_auto
+from evalkit.display import narrative
+from evalkit.papers import (
+    carterette2007,
+    lu2017,
+    soboroff2007,
+    tour,
+    voorhees2014,
+    yilmaz2008,
+)
+from evalkit.papers.settings import resolve
 
 NOTEBOOKS = notebook_paths()
 MODULES = [tour, voorhees2014, soboroff2007, lu2017] + [m for m in (yilmaz2008, carterette2007)
@@ -87,7 +96,7 @@ def test_auto_is_trec8_when_its_files_are_found_else_synthetic(tmp_path, monkeyp
 
 
 def test_the_batch_resolves_auto_before_it_names_the_outputs(tmp_path, monkeypatch):
-    from evalkit.pipeline import resolve_dataset
+    from evalkit.batch.pipeline import resolve_dataset
 
     monkeypatch.setenv("EVALKIT_DATA", str(tmp_path / "nothing-here"))
     assert resolve_dataset("auto") == "synthetic"
@@ -123,16 +132,18 @@ def small():
 def _context(exercise_id: str, small) -> tuple[dict, dict]:
     """(what the exercise cell passes to check, the notebook's names the solution reads), on the small synthetic
     collection (ids are the notebooks' numbers: 00 tour, 01 Yilmaz, 02 Soboroff, 03 Voorhees, 04 Lu, 05
-    Carterette)."""
+    Carterette, 06 the budget planner)."""
     if exercise_id.startswith("00"):
         return {"collection": small, "depth": 5}, {"plan": SimpleNamespace(slider_depth=5)}
     if exercise_id.startswith("01"):
         fig2 = yilmaz2008.figure2(yilmaz2008.prepare(small), [10, 1], seed=1)
         return {"fig2": fig2, "k": 10}, {"figure2_depths": [10, 1]}
     if exercise_id.startswith("02"):
-        from evalkit.relevance_sampling import relevance_sample
+        from evalkit.judging.relevance_sampling import relevance_sample
+        from evalkit.papers import soboroff2007
 
-        return {"sample": relevance_sample(small, phase1_depth=10, max_depth=40, seed=0)}, {}
+        sample = relevance_sample(small, phase1_depth=10, max_depth=40, seed=0)
+        return {"sample": sample}, {"draws": soboroff2007.figure1_draws(small, sample, 3, seed=1)}
     if exercise_id.startswith("03"):
         gold = voorhees2014.prepare(small)
         plan = voorhees2014.plan(small)
@@ -146,6 +157,20 @@ def _context(exercise_id: str, small) -> tuple[dict, dict]:
         results = carterette2007.run_experiment(data, n_trials=3, seed=5, scheduler="serial", progress=False,
                                                 max_judgments=200)
         return {"results": results}, {"t2": carterette2007.table2(results)}
+    if exercise_id.startswith("06"):
+        from evalkit.papers import budget_planner
+        from evalkit.planning.designs import Design, design_variances
+        from evalkit.planning.validation import simulate_population, validate
+
+        variances = budget_planner.full_variances(small, ["AP"], 200)
+        designs = design_variances(small, "AP", 200, designs=[Design("pool", 5, 5), Design("uniform", 0.2, 100)],
+                                   replicates=2, seed=1)
+        population = simulate_population("shallow", n_topics=60, seed=3, runs_depth=30, n_runs=20, cache=False)
+        validation = validate(population, "AP", designs=[Design("pool", 3, 3)], plan_topics=20, plan_draws=1,
+                              draws=10, replicates=1, seed=2)
+        return ({"variances": variances, "measure": "AP", "delta": 0.05, "alpha": 0.05, "power": 0.8},
+                {"plan": SimpleNamespace(measure="AP", budget=20000.0), "designs": {"AP": designs},
+                 "validation": validation})
     raise KeyError(exercise_id)
 
 
@@ -174,6 +199,84 @@ def test_the_solution_is_right_and_a_wrong_answer_gets_the_hint(exercise_id, con
     assert verdict.right is False and exercise.hint in verdict.message
     unanswered = exercises.check(exercise_id, None, **passed)
     assert unanswered.right is None and "not answered yet" in unanswered.message
+
+
+def test_who_gets_hurt_is_a_run_that_did_not_build_the_pool(small):
+    """00.2's lesson: at a depth of at least 10 a contributing run's P@10 cannot change (its top 10 is judged), so
+    every run that loses P@10 did not build the pool, and the accepted answer is one of them."""
+    from evalkit.measures.evaluation import score_matrix
+
+    judged = np.asarray(small.judged_runs, bool)
+    full = score_matrix(small, "P@10").mean(axis=1)
+    shallow = tour.pooled_scores(small, 10, "P@10")[0].mean(axis=1)
+    assert np.allclose(full[judged], shallow[judged]) and (shallow[~judged] < full[~judged] - 1e-12).any()
+    expected = exercises.expected_answer("00.2", collection=small, depth=10)
+    drop = full - shallow
+    assert set(expected) == {small.run_names[i] for i in np.flatnonzero(np.isclose(drop, drop.max()))}
+    assert not any(judged[small.run_index(r)] for r in expected)
+    assert exercises.check("00.2", expected[-1].upper(), collection=small, depth=10).right
+    contributing = small.run_names[int(np.flatnonzero(judged)[0])]
+    assert exercises.check("00.2", contributing, collection=small, depth=10).right is False
+
+
+@pytest.mark.parametrize("exercise_id", list(exercises.EXERCISES))
+def test_hints_guide_without_giving_the_code(exercise_id):
+    """No call, comparison, indexing or solution line in a hint (the solution is for the solutions notebook)."""
+    exercise = exercises.EXERCISES[exercise_id]
+    assert not re.search(r"\w\(|==|\*\*|\w\[|\.argmax|\.idxmin|sqrt", exercise.hint), exercise.hint
+    for line in exercise.solution.split("\n"):
+        assert line.strip() not in exercise.hint
+
+
+def test_marks_are_drawn_not_emoji_and_survive_the_report_sanitizer():
+    from evalkit.display.html_safety import sanitize_html
+
+    emoji = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f]")
+    for right, word in ((True, "right"), (False, "not yet"), (None, "to do")):
+        verdict = exercises.Verdict("00.1", right, "Exercise 00.1: a <message> & more")
+        html, markdown = verdict._repr_html_(), verdict._repr_markdown_()
+        assert not emoji.search(html) and not emoji.search(markdown), (html, markdown)
+        assert f">{word}</strong>" in html and markdown.startswith(f"**[{word}]**")
+        assert 'src="data:image/svg+xml;base64,' in html and "&lt;message&gt; &amp; more" in html
+        assert sanitize_html(html) == html  # the offline report keeps the drawn mark as it is
+
+
+def test_the_solutions_notebook_answers_every_question_and_links_to_solutions(tmp_path):
+    from evalkit.classroom.model_answers import answers_for
+
+    tour = next(p for p in NOTEBOOKS if p.stem == "00_tour")
+    solved = exercises.solution_notebook(tour)
+    cells = solved["cells"]
+    tags = [c["metadata"].get("tags", []) for c in cells]
+    first = next(i for i, t in enumerate(tags) if "model-answers" in t)
+    answers = answers_for(tour.stem)
+    assert len(cells) - first - 1 == len(answers) and all("model-answer" in t for t in tags[first + 1:])
+    assert "".join(cells[first + 1]["source"]) == f'exercises.model_answer("00.1", {answers[0].context})'
+    text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    assert "](#glossary)" in text  # a link inside the notebook stays
+    student = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": "see [the tour](00_tour.ipynb#glossary)"}]}
+    path = tmp_path / "01_x.ipynb"
+    path.write_text(json.dumps(student))
+    linked = "".join(exercises.solution_notebook(path)["cells"][1]["source"])
+    assert linked == "see [the tour](00_tour_solutions.ipynb#glossary)"
+
+
+def test_computed_model_answers_state_the_numbers_of_the_run(contexts):
+    """Each model answer that states numbers, rendered the way the solutions notebook calls it (its ``context``
+    evaluated with the notebook's names)."""
+    from evalkit.classroom.model_answers import MODEL_ANSWERS
+
+    computed = [a for a in MODEL_ANSWERS.values() if a.compute is not None]
+    assert {a.id[:2] for a in computed} == {"00", "01", "02", "03", "04", "05", "06"}
+    for answer in computed:
+        passed, names = contexts[next(e for e in exercises.EXERCISES if e[:2] == answer.id[:2])]
+        context = eval(f"dict({answer.context})", {**passed, **names})
+        text = exercises.model_answer(answer.id, **context)
+        assert text.startswith(f"**{answer.id.split('.')[1]}. {answer.title}**") and "{" not in text, text
+        assert re.search(r"\d", text), f"{answer.id}: states no number"
+    tau = exercises.model_answer("00.1", collection=contexts["00.1"][0]["collection"], depth=5)
+    expected = exercises.expected_answer("00.1", collection=contexts["00.1"][0]["collection"], depth=5)
+    assert f"{expected:.3f} for P@10" in tau
 
 
 def test_expected_values_are_computed_from_the_data():
@@ -277,7 +380,9 @@ def test_carterette_findings_with_a_confident_wrong_zero_judgment_trial_and_low_
     assert (results.pairs.overlap < 0.1).any()
     zero = pd.DataFrame({"trial": [0, 1], "runs": ["a vs b", "c vs d"], "P(dMAP < 0)": [0.97, 0.02],
                          "true dMAP": [0.01, -0.02], "sign right": [0.0, 0.0], "shortest list": [11, 12]})
-    monkeypatch.setattr(carterette2007, "zero_judgment_trials", lambda results: zero)
+    # findings_markdown reads zero_judgment_trials where it lives now: the package's findings module
+    findings_module = importlib.import_module("evalkit.papers.carterette2007.findings")
+    monkeypatch.setattr(findings_module, "zero_judgment_trials", lambda results: zero)
     text = carterette2007.findings_markdown(results, "synthetic")
     assert "The most confident wrong one, c vs d, had P(ΔMAP < 0) = 0.02" in text
     assert "**The worst case.**" in text
@@ -285,7 +390,8 @@ def test_carterette_findings_with_a_confident_wrong_zero_judgment_trial_and_low_
 
 def test_the_batch_takes_a_preset_for_every_notebook_and_refuses_an_unknown_one(tmp_path):
     """``evalkit notebooks run -p preset class``: the tour (the quickest notebook) through the front door, on the
-    small synthetic collection; a preset that does not exist fails the notebook with a message naming the presets."""
+    small synthetic collection; a preset that does not exist is refused before the kernel starts, naming the
+    presets the notebook declares."""
     from batch_helpers import run_cli
 
     ok = run_cli("notebooks", "run", "00_tour", "--dataset", "synthetic", "--fast", "-p", "preset", "class",
@@ -299,9 +405,10 @@ def test_the_batch_takes_a_preset_for_every_notebook_and_refuses_an_unknown_one(
     assert 'preset = "class"' in injected
     bad = run_cli("notebooks", "run", "00_tour", "--dataset", "synthetic", "--fast", "-p", "preset", "lecture",
                   "--out", tmp_path / "bad", cwd=tmp_path)
-    assert bad.returncode == 1
-    failed = (tmp_path / "bad" / "00_tour.ipynb").read_text()
-    assert "unknown preset 'lecture'" in failed and "'class', 'paper'" in failed
+    assert bad.returncode == 2 and not (tmp_path / "bad").exists()  # refused before the kernel starts
+    assert bad.stderr.strip().splitlines()[-1] == (
+        "evalkit: error: 00_tour: parameter preset = 'lecture' is not one of 'class', 'paper' (declared: one of "
+        "\"class\", \"paper\")")
 
 
 def test_log_axis_ticks_label_plotted_values_only():
@@ -312,8 +419,7 @@ def test_log_axis_ticks_label_plotted_values_only():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from evalkit import plots
-
+    from evalkit.display import plots
     fig, ax = plt.subplots()
     values = [3.4, 6.0, 13.0, 23.0, 44.0, 99.0, 3.4]
     ax.plot(values, values)

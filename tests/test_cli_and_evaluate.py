@@ -7,11 +7,11 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import random_collection
 
 import evalkit
 from evalkit.cli import main
 from evalkit.measures import parse_measure
-from conftest import random_collection
 
 
 @pytest.fixture()
@@ -41,7 +41,7 @@ def test_evaluate_long_frame(files):
 def test_measure_names():
     assert str(parse_measure("RBP(p=0.95)@100")) == "RBP(p=0.95)@100"
     assert str(parse_measure("ndcg@10")) == "nDCG@10"
-    assert parse_measure("RBP").param == {"p": 0.8}
+    assert parse_measure("RBP").param == {"p": 0.8, "rel": None}  # rel given: binary RBP; not given: graded
     for bad, message in [("P", "needs a cut-off"), ("Rprec@5", "takes no cut-off"), ("XYZ", "unknown measure"),
                          ("RBP(q=1)", "takes no parameter 'q'"), ("AP@@", "cannot parse")]:
         with pytest.raises(ValueError, match=message):
@@ -76,9 +76,9 @@ def test_console_script_installed():
 
 
 def test_sampled_qrels_through_eval(files, tmp_path, capsys):
-    """With 5-column qrels, `evalkit eval` gives sample_eval.pl's measures, equal to evalkit.inferred's."""
-    from evalkit.inferred import inferred_measures
-    from evalkit.io import Qrels, read_qrels
+    """With 5-column qrels, `evalkit eval` gives sample_eval.pl's measures, equal to evalkit.measures.inferred's."""
+    from evalkit.data.trec_files import Qrels, read_qrels
+    from evalkit.measures.inferred import inferred_measures
 
     c, qrels_path, paths = files
     plain = read_qrels(qrels_path)
@@ -103,8 +103,8 @@ def test_evaluate_from_files_in_blocks_equals_one_collection(tmp_path, monkeypat
     """Files are read, built and scored a block of runs at a time: the table equals, row for row, the one computed
     on a single collection of every run (string topic ids, a run with lines for a topic without qrels, a topic a
     run does not retrieve, Run objects mixed with files), whatever the block size."""
-    import evalkit.evaluation as evaluation
-    from evalkit.io import Run
+    import evalkit.measures.evaluation as evaluation
+    from evalkit.data.trec_files import Run
 
     monkeypatch.setattr(evaluation, "RUNS_PER_BLOCK", runs_per_block)
     rng = np.random.default_rng(runs_per_block)
@@ -137,7 +137,7 @@ def test_evaluate_from_files_in_blocks_equals_one_collection(tmp_path, monkeypat
 def test_evaluate_from_files_reports_a_bad_file_before_a_name_repeated_from_an_earlier_block(tmp_path, monkeypatch):
     """Each block's files are parsed inside its build; as when they were parsed before it, a file that cannot be
     read is reported before a run name that an earlier block already holds."""
-    import evalkit.evaluation as evaluation
+    import evalkit.measures.evaluation as evaluation
     from evalkit.errors import TrecFormatError
 
     monkeypatch.setattr(evaluation, "RUNS_PER_BLOCK", 2)
@@ -156,7 +156,7 @@ def test_evaluate_from_files_reports_a_bad_file_before_a_name_repeated_from_an_e
 
 
 def test_evaluate_from_files_names_both_files_of_a_repeated_run_name_across_blocks(tmp_path, monkeypatch):
-    import evalkit.evaluation as evaluation
+    import evalkit.measures.evaluation as evaluation
 
     monkeypatch.setattr(evaluation, "RUNS_PER_BLOCK", 1)
     qrels = tmp_path / "qrels.txt"

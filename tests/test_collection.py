@@ -6,11 +6,12 @@ import gzip
 
 import numpy as np
 import pytest
+from conftest import random_collection
 
 import evalkit
-from evalkit.collection import ABSENT, UNJUDGED, UNSAMPLED, JudgedSet
-from evalkit.datasets import DatasetNotFound, derive_judged_runs, load_directory, load_trec8
-from conftest import random_collection
+from evalkit.data.collection import ABSENT, UNJUDGED, UNSAMPLED, JudgedSet
+from evalkit.data.datasets import DatasetNotFound, load_directory, load_trec8
+from evalkit.data.pools import derive_judged_runs
 
 
 def test_docs_in_trec_eval_order_and_padding():
@@ -128,7 +129,7 @@ def test_duplicate_in_bulk_load_names_the_line(tmp_path, monkeypatch):
 
 
 def test_codes_lie_below_every_grade_a_file_can_hold():
-    from evalkit.collection import GRADE_DTYPE, GRADE_MAX, GRADE_MIN
+    from evalkit.data.collection import GRADE_DTYPE, GRADE_MAX, GRADE_MIN
 
     assert ABSENT == np.iinfo(GRADE_DTYPE).min and UNJUDGED == ABSENT + 1 == GRADE_MIN - 1
     assert GRADE_MAX == np.iinfo(GRADE_DTYPE).max and UNSAMPLED == -1
@@ -137,7 +138,7 @@ def test_codes_lie_below_every_grade_a_file_can_hold():
 def test_large_and_negative_grades_through_files(tmp_path):
     """Grades beyond int16 stay themselves; every negative grade reads as UNSAMPLED (trec_eval reads every rel < 0
     alike) and never as an internal code; the file's own values survive a round trip."""
-    from evalkit.collection import GRADE_DTYPE
+    from evalkit.data.collection import GRADE_DTYPE
 
     qrels = tmp_path / "qrels"
     qrels.write_text("1 0 a 65536\n1 0 b 2147483647\n1 0 c -3\n1 0 d -1\n1 0 e 0\n1 0 f 32768\n")
@@ -154,7 +155,7 @@ def test_large_and_negative_grades_through_files(tmp_path):
 
 
 def test_judged_set_refuses_grades_that_would_wrap_or_collide():
-    from evalkit.collection import GRADE_DTYPE, JudgedSet
+    from evalkit.data.collection import GRADE_DTYPE, JudgedSet
 
     for bad in (2**31, UNJUDGED, ABSENT, -(2**40)):
         with pytest.raises(ValueError, match="outside the supported range"):
@@ -173,7 +174,7 @@ def test_two_runs_with_one_tag_name_both_files(tmp_path):
     with pytest.raises(ValueError) as info:
         evalkit.Collection.from_runs([evalkit.read_run(a), evalkit.read_run(b)], qrels)
     assert str(info.value).startswith(f"{a} and {b} both name their run 'same' (the tag column)")
-    from evalkit.io import Run
+    from evalkit.data.trec_files import Run
 
     unnamed = Run("r", np.array(["1"], object), np.array(["x"], object), np.array([1.0]))
     with pytest.raises(ValueError, match=r"run #1 \(not read from a file\) and run #2 \(not read from a file\)"):
@@ -209,7 +210,7 @@ def _reference_rows(runs, qrels, depth=None, ties="float64"):
     by score descending (compared as C doubles, trec_eval 10.0, or as C floats, trec_eval 9.x: ``ties``) then docno
     descending (strcmp), cut at ``depth``."""
     precision = np.float64 if ties == "float64" else np.float32
-    from evalkit.collection import sort_topics
+    from evalkit.data.collection import sort_topics
 
     topics = list(sort_topics(qrels.topic))
     vocabulary = sorted(set(str(d) for r in runs for d in r.docno) | set(map(str, qrels.docno)),
@@ -238,9 +239,9 @@ def test_build_in_threads_equals_the_definition(monkeypatch, threads, depth, tie
     """from_runs (docnos encoded per group of runs in threads, dictionaries merged, each run ordered and placed on
     its own) equals a one-run-at-a-time Python build, whatever the number of threads: equal scores (in double or
     single precision, ``ties``) broken by docno, topics without qrels left out and counted, rankings cut at ``depth``."""
-    import evalkit.build as build_module
-    import evalkit.collection as collection_module
-    from evalkit.io import Qrels, Run
+    import evalkit.data.build as build_module
+    import evalkit.data.collection as collection_module
+    from evalkit.data.trec_files import Qrels, Run
 
     monkeypatch.setattr(build_module, "build_threads", lambda n_runs: threads)
     monkeypatch.setattr(build_module, "GROUPS_PER_THREAD", 1 if threads < 3 else 2)  # 1, 2, 6, 6 (per run) groups
@@ -272,7 +273,7 @@ def test_build_in_threads_equals_the_definition(monkeypatch, threads, depth, tie
 
 def test_a_folder_inside_runs_is_refused_by_name_not_skipped(tmp_path):
     """A run in runs/old/ would otherwise be missing from every result without a word."""
-    from evalkit.simulate import write_collection
+    from evalkit.data.simulator import write_collection
 
     folder = write_collection(tmp_path / "coll", preset="tiny")
     (folder / "runs" / "old").mkdir()
@@ -311,7 +312,7 @@ def test_merge_split_by_value_equals_one_merge(monkeypatch, n_parts):
 
     import pyarrow as pa
 
-    from evalkit import build as module
+    from evalkit.data import build as module
 
     monkeypatch.setattr(module, "MERGE_SPLIT_MIN", 0)
     rng = np.random.default_rng(n_parts)

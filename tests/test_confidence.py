@@ -6,7 +6,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalkit.collection import JudgedSet
 from evalkit.confidence import (
     ExpertAggregation,
     Universe,
@@ -32,8 +31,8 @@ from evalkit.confidence import (
     rtc,
 )
 from evalkit.confidence.selection import PairEngine
+from evalkit.data.collection import JudgedSet
 from evalkit.measures import average_precision
-
 
 # ------------------------------------------------------------------------------------------------ helpers
 
@@ -580,7 +579,7 @@ def test_rtc_reestimates_every_tenth_judgment():
 
 
 def test_carterette_trial_and_tables():
-    from evalkit.experiments import carterette2007 as exp
+    from evalkit.papers import carterette2007 as exp
 
     docs, qrels = toy_collection(10, n_runs=6, n_topics=5, depth=15)
     grades = qrels.lookup(np.broadcast_to(np.arange(5)[None, :, None], docs.shape), docs)
@@ -595,7 +594,9 @@ def test_carterette_trial_and_tables():
     shares = table[("MTC", "% in bin")]
     assert shares.sum() == pytest.approx(1.0)
     summary = exp.table2_summary(results)
-    assert list(summary.index) == list(exp.TABLE2_SUMMARY_ROWS) and list(summary.columns) == ["MTC", "RTC", "IP"]
+    assert list(summary.index) == list(exp.TABLE2_SUMMARY_ROWS)
+    assert list(summary.columns) == ["MTC", "RTC", "IP", "MTC 95% interval", "RTC 95% interval", "IP 95% interval"]
+    assert summary.loc["W_bar", "RTC 95% interval"] == exp.w_bar_interval(results, "rtc").bounds(".2f")
     assert summary.loc["median judged", "RTC"] == results.trials["judged_rtc"].median()
     assert summary.loc["mean tau", "IP"] == pytest.approx(results.trials["tau_ip"].mean())
     assert exp.paper_table2().loc["1.0", ("RTC", "accuracy")] == 0.989
@@ -610,7 +611,7 @@ def test_carterette_trial_and_tables():
 
 
 def test_winnings_and_bins():
-    from evalkit.experiments.carterette2007 import confidence_bins, winnings
+    from evalkit.papers.carterette2007 import confidence_bins, winnings
 
     assert winnings([0.75], [1])[0] == pytest.approx(1.0)  # (1 - 0.75) / 0.25
     assert winnings([0.75], [0])[0] == pytest.approx(-3.0)  # pays the odds 3

@@ -1,4 +1,4 @@
-"""Tests for evalkit.estimation (Lu, Moffat and Culpepper 2017) and evalkit.experiments.lu2017.
+"""Tests for evalkit.estimation (Lu, Moffat and Culpepper 2017) and evalkit.papers.lu2017.
 
 Hand-computed cases for every equation (RBP residuals Eq. 2, RM Eq. 4, InfRBP Eq. 5, Eq. 3 errors, Chao-Lee
 gamma Eq. 10 with the paper's own example, the losses Eqs. 7-8 against a naive double loop), oracles where the kit
@@ -9,12 +9,13 @@ time budget.
 
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import random_collection
 
-from evalkit.collection import ABSENT, GRADE_DTYPE, UNJUDGED, UNSAMPLED, Collection
+from evalkit.data.collection import ABSENT, GRADE_DTYPE, UNJUDGED, UNSAMPLED, Collection
+from evalkit.data.trec_files import Qrels, Run
 from evalkit.estimation import (
     DEFAULT_THETA,
     ESTIMATORS,
@@ -46,9 +47,6 @@ from evalkit.estimation import (
     two_strata_qrels,
     weighted_precision,
 )
-from evalkit.io import Qrels, Run
-from conftest import random_collection
-
 
 # ------------------------------------------------------------------------------------------------ fixtures
 
@@ -438,7 +436,7 @@ def test_weighted_precision_pads_short_grades():
 
 
 def test_paper_tables_transcribed():
-    from evalkit.experiments.lu2017 import PAPER_TABLE2, PAPER_TABLE3, table2_layout
+    from evalkit.papers.lu2017 import PAPER_TABLE2, PAPER_TABLE3, table2_layout
 
     assert len(PAPER_TABLE2) == 6 * 3 * 8
     row = PAPER_TABLE2.query("collection == 'TB04' and depth == 10 and estimator == 'La' and theta == 0")
@@ -451,7 +449,7 @@ def test_paper_tables_transcribed():
 
 
 def test_experiment_functions_on_synthetic(pooled):
-    from evalkit.experiments import lu2017 as L
+    from evalkit.papers import lu2017 as L
 
     data = L.prepare(pooled, depth=40, p=0.9)
     t2 = L.table2(data, depths=(5, 10))
@@ -483,7 +481,7 @@ def test_experiment_functions_on_synthetic(pooled):
 
 @pytest.mark.trec8
 def test_trec8_claims_and_budget(trec8):
-    from evalkit.experiments import lu2017 as L
+    from evalkit.papers import lu2017 as L
 
     c = trec8
     assert contributing_runs(c).sum() == 72

@@ -10,11 +10,11 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-
-from evalkit.collection import ABSENT, GRADE_DTYPE, UNJUDGED
-from evalkit.evaluation import EvaluationContext, _scores
-from evalkit.measures import kernels
 from conftest import random_collection
+
+from evalkit.data.collection import ABSENT, GRADE_DTYPE, UNJUDGED
+from evalkit.measures import kernels
+from evalkit.measures.evaluation import EvaluationContext, _scores
 
 MEASURES = ["AP", "AP@5", "P@10", "R@7", "Rprec", "nDCG", "nDCG@10", "Bpref", "RBP(p=0.8)", "RBPres(p=0.8)@15",
             "NumRel", "NumRet", "NumRet@3"]
@@ -22,7 +22,7 @@ MEASURES = ["AP", "AP@5", "P@10", "R@7", "Rprec", "nDCG", "nDCG@10", "Bpref", "R
 
 def _collection(seed):
     if seed == "synthetic":
-        from evalkit.datasets import load_dataset
+        from evalkit.data.datasets import load_dataset
 
         return load_dataset("synthetic", n_topics=9, n_runs=11, depth=120, seed=5)
     return random_collection(seed)

@@ -1,4 +1,4 @@
-"""Tests for evalkit.inferred: hand-computed cases, a loop-by-loop reference of NIST sample_eval.pl, trec_eval's
+"""Tests for evalkit.measures.inferred: hand-computed cases, a loop-by-loop reference of NIST sample_eval.pl, trec_eval's
 infAP (pytrec_eval as oracle), complete samples (AP / NDCG exactly), and the variance of infAP.
 
 Runs are handed to pytrec_eval with scores 1000 - rank: trec_eval stores scores as C floats (32 bit), so two
@@ -13,21 +13,23 @@ import subprocess
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import (
+    random_collection,  # ties, short rankings, a topic no run retrieves, grades -1..3
+)
 
-from evalkit import inferred
-from evalkit.collection import Collection, JudgedSet
-from evalkit.inferred import (
-    ideal_dcg,
+from evalkit.data.collection import Collection, JudgedSet
+from evalkit.data.trec_files import Qrels, Run, write_qrels, write_run
+from evalkit.judging.stratified_sampling import sample, uniform_sample
+from evalkit.measures import infap_variance as variance
+from evalkit.measures import inferred, judged_positions
+from evalkit.measures.infap_variance import infap_variance
+from evalkit.measures.inferred import (
     estimated_relevant,
-    infap_variance,
+    ideal_dcg,
     inferred_measures,
     qrels_statistics,
     trec_infap,
 )
-from evalkit.io import Qrels, Run, write_qrels, write_run
-from evalkit.sampling import sample, uniform_sample
-
-from conftest import random_collection  # ties, short rankings, a topic no run retrieves, grades -1..3
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -336,10 +338,10 @@ def test_pair_lookup_equals_dense(monkeypatch):
     c = make_collection(seed=8)
     q = random_sampled_qrels(c, 8)
     dense = inferred_measures(c, q, ["infAP", "infNDCG@10", "trec_infAP"])
-    monkeypatch.setattr(inferred, "_DENSE_LIMIT", 1)
-    monkeypatch.setattr(inferred, "_INDEX_CACHE", {})
+    monkeypatch.setattr(judged_positions, "_DENSE_LIMIT", 1)
+    monkeypatch.setattr(judged_positions, "_INDEX_CACHE", {})
     pairs = inferred_measures(c, q, ["infAP", "infNDCG@10", "trec_infAP"])
-    assert inferred._entry_index(c).mode == "pairs"
+    assert judged_positions._entry_index(c).mode == "pairs"
     for name in dense:
         np.testing.assert_array_equal(dense[name], pairs[name])
 
@@ -349,14 +351,14 @@ def test_positions_of_a_pool_score_its_samples_as_a_full_lookup(monkeypatch, den
     """judged_positions of a pool, passed as ``within`` for samples of it (deeper and shallower strategies, one
     and three strata), gives the very values of a full lookup; a qrels with a pair outside the pool, and another
     collection, are looked up in full. Small lookup blocks, so the blocks' seams are crossed."""
-    monkeypatch.setattr(inferred, "_LOOKUP_BLOCK", 37)
+    monkeypatch.setattr(judged_positions, "_LOOKUP_BLOCK", 37)
     if not dense:
-        monkeypatch.setattr(inferred, "_DENSE_LIMIT", 1)
-        monkeypatch.setattr(inferred, "_INDEX_CACHE", {})
+        monkeypatch.setattr(judged_positions, "_DENSE_LIMIT", 1)
+        monkeypatch.setattr(judged_positions, "_INDEX_CACHE", {})
     c = make_collection(seed=11, grades=(0, 0, 1, 2))
     measures = ["infAP", "infNDCG@20", "infP@10", "trec_infAP"]
     deep = sample(c, "[1-5]@1+[6-25]@0.4+[26-40]@0.2", seed=3)
-    within = inferred.judged_positions(c, deep)
+    within = judged_positions.judged_positions(c, deep)
     for qrels in (deep, sample(c, "[1-10]@1", seed=4), sample(c, "[1-3]@1+[4-30]@0.5", seed=5)):
         assert within._entries_for(c, qrels.qrels) is not None  # taken from the pool's positions
         full = inferred_measures(c, qrels, measures)
@@ -464,12 +466,12 @@ def test_precision_above_variance_is_unbiased():
         pmf = hypergeom(D, R, n).pmf(r)
         p = R / D
         true_var = p * (1 - p) / n * (D - n) / (D - 1)
-        est = inferred._precision_above_variance(np.full(len(r), D), np.full(len(r), n), r, (0.0, 0.0), True)
+        est = variance._precision_above_variance(np.full(len(r), D), np.full(len(r), n), r, (0.0, 0.0), True)
         assert (pmf * est).sum() == pytest.approx(true_var, rel=1e-12)
         phat = r / n
         assert (pmf * (phat - p) ** 2).sum() == pytest.approx(true_var, rel=1e-12)
     # the paper's literal plug-in is biased low by (n-1)/n * (D-1)/D ... and is what unbiased=False gives
-    lit = inferred._precision_above_variance(np.array([20.0]), np.array([5.0]), np.array([2.0]), (0.0, 0.0), False)
+    lit = variance._precision_above_variance(np.array([20.0]), np.array([5.0]), np.array([2.0]), (0.0, 0.0), False)
     assert lit[0] == pytest.approx(0.4 * 0.6 / 5 * (1 - 4 / 19))
 
 
@@ -532,8 +534,8 @@ def test_variance_against_empirical_variance():
 
 def test_scoring_a_one_run_subset_leaves_the_collection_untouched():
     """Regression: the entry index once added topic offsets into a view of the caller's docs when S == 1."""
-    from evalkit.datasets import load_dataset
-    from evalkit.inferred import trec_infap
+    from evalkit.data.datasets import load_dataset
+    from evalkit.measures.inferred import trec_infap
 
     collection = load_dataset("synthetic", n_topics=4, n_runs=3, depth=30, seed=1)
     before = collection.docs.copy()

@@ -9,8 +9,14 @@ import numpy as np
 import pytest
 
 import evalkit
-
-from evalkit.io import Qrels, TrecFormatError, read_qrels, read_run, write_qrels, write_run
+from evalkit.data.trec_files import (
+    Qrels,
+    TrecFormatError,
+    read_qrels,
+    read_run,
+    write_qrels,
+    write_run,
+)
 
 
 def _write(tmp_path, name, text, compress=False):
@@ -136,7 +142,7 @@ def test_write_is_atomic(tmp_path, monkeypatch):
     target.write_text("old\n")
     qrels = Qrels(np.array(["1"], object), np.array(["a"], object), np.array([1]))
 
-    import evalkit.io as io_module
+    import evalkit.data.trec_files as io_module
 
     def boom(*args, **kwargs):
         raise OSError("disk full")
@@ -175,7 +181,9 @@ def test_fast_parser_scores_equal_strtod_on_trec8():
     """The fast path (pyarrow) and the general path (vectorized canonicalization) read every TREC-8 line exactly as
     the line-by-line reference does, scores included (strtod-exact: some runs carry 30+ digits, e.g. Dm8Nbn)."""
     from conftest import TREC8
-    from evalkit.io import _canonical_fields, _parse_scores, _read_bytes, parse_run
+
+    from evalkit.data.text_fields import canonical_fields, parse_scores, read_bytes
+    from evalkit.data.trec_files import parse_run
 
     if not TREC8.is_dir():
         pytest.skip("TREC-8 data not found")
@@ -183,10 +191,10 @@ def test_fast_parser_scores_equal_strtod_on_trec8():
         path = TREC8 / "runs" / name
         expected = _reference_run(path)
         fast = parse_run(path)
-        general = _canonical_fields(str(path), _read_bytes(path), (6, -1), 6, "6 columns")
+        general = canonical_fields(str(path), read_bytes(path), (6, -1), 6, "6 columns")
         for topic, docno, score in ((fast.topic, fast.docno, fast.score),
                                     (general.columns[0], general.columns[2],
-                                     _parse_scores(str(path), general, general.columns[4]))):
+                                     parse_scores(str(path), general, general.columns[4]))):
             assert topic.to_pylist() == [r[0] for r in expected]
             assert docno.to_pylist() == [r[1] for r in expected]
             np.testing.assert_array_equal(score, np.array([r[2] for r in expected]))
@@ -196,7 +204,7 @@ def test_fast_parser_scores_equal_strtod_on_trec8():
 def test_trec_eval_order_equals_a_full_sort(ties):
     """The incremental ordering (stable block sort, whole-block re-sort, tie runs) equals one lexsort on
     (block, -score in the tie mode's precision, -docno) for interleaved blocks, inversions and ties."""
-    from evalkit.io import trec_eval_order
+    from evalkit.data.trec_files import trec_eval_order
 
     rng = np.random.default_rng(0)
     for trial in range(300):
@@ -334,7 +342,7 @@ def test_bom_is_dropped_by_both_readers(tmp_path):
 def test_standard_input(tmp_path, monkeypatch):
     import io as _io
 
-    import evalkit.io as io_module
+    import evalkit.data.text_fields as io_module
 
     def stdin(data: bytes):
         monkeypatch.setattr(io_module, "_stdin_read", False)
@@ -379,7 +387,7 @@ def test_qrels_layouts_and_comments(tmp_path):
 
 
 def test_runs_table(tmp_path):
-    from evalkit.io import read_runs_table
+    from evalkit.data.trec_files import read_runs_table
 
     table = read_runs_table(_write(tmp_path, "runs_table.tsv",
                                    "run\tgroup\ttype\tpool_priority\nA\tNA\tnull\t1\nB\tN/A\t\t\nC\tnan\tx\t2.5\n\n"))
@@ -426,9 +434,9 @@ def test_run_name_is_the_tag_only_when_every_line_has_it(tmp_path, text, expecte
 def test_fast_path_rows_are_lines(text, rows):
     """The fast path takes a file only when each line is one row of non-empty fields (a blank line, a doubled or
     trailing delimiter send it to the general path, which numbers lines itself)."""
-    from evalkit.io import _fast_fields
+    from evalkit.data.text_fields import fast_fields
 
-    fields = _fast_fields(text, (4, 5))
+    fields = fast_fields(text, (4, 5))
     assert (None if fields is None else len(fields)) == rows
 
 
@@ -441,11 +449,11 @@ def test_fast_path_rows_are_lines(text, rows):
 def test_a_run_line_with_an_empty_field_leaves_the_fast_path(line, rows, skip):
     """Six slots but five fields: an empty field wherever it is, converted column or not, sends the file to the
     general path (which refuses the line by number), never shifts the fields."""
-    from evalkit.io import _fast_fields
+    from evalkit.data.text_fields import fast_fields
 
     text = ("401\tQ0\td0\t1\t3.0\ttag\n" + line + "\n").encode()
     for ending in (text, text.replace(b"\n", b"\r\n")):
-        fields = _fast_fields(ending, (6,), floats=(4,), skip=skip)
+        fields = fast_fields(ending, (6,), floats=(4,), skip=skip)
         assert (None if fields is None else len(fields) - 1) == rows
 
 
@@ -457,7 +465,7 @@ def test_a_run_line_with_an_empty_field_leaves_the_fast_path(line, rows, skip):
 def test_empty_fields_are_found_in_the_bytes(text, empty):
     """The fast path does not convert the Q0 and rank columns, so an empty field (which would shift the fields
     trec_eval reads) is looked for in the bytes: two separators in a row, or a delimiter at either end."""
-    from evalkit.io import _has_empty_field
+    from evalkit.data.text_fields import _has_empty_field
 
     assert _has_empty_field(text, b" ") is empty
     assert _has_empty_field(text.replace(b" ", b"\t"), b"\t") is empty

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from evalkit.collection import ABSENT, UNJUDGED, JudgedSet
 from conftest import random_collection
+
+from evalkit.data.collection import ABSENT, UNJUDGED, JudgedSet
 
 
 def _oracle(judged: JudgedSet, values, missing, absent, topic_index, doc):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from evalkit.evaluation import score_matrix
-from evalkit.measures import kernels
-from oracle import trec_eval_scores
 from conftest import random_collection
+from oracle import trec_eval_scores
+
+from evalkit.measures import kernels
+from evalkit.measures.evaluation import score_matrix
 
 PAIRS = {
     "AP": "map",
@@ -43,7 +43,7 @@ def test_random_collections_equal_trec_eval(seed):
 
 
 def test_synthetic_equals_trec_eval():
-    from evalkit.datasets import load_dataset
+    from evalkit.data.datasets import load_dataset
 
     _compare(load_dataset("synthetic", n_topics=10, n_runs=12, depth=300, seed=3))
 

@@ -5,14 +5,27 @@ from __future__ import annotations
 
 import pytest
 
-from evalkit.datasets import load_dataset
-from evalkit.experiments import carterette2007, lu2017, soboroff2007, tour, voorhees2014, yilmaz2008
-from evalkit.needs import NeedsNotMet, require_runs, scale_depth, scale_depths, scale_k
-from evalkit.simulate import write_collection
+from evalkit.data.datasets import load_dataset
+from evalkit.data.simulator import write_collection
+from evalkit.papers import (
+    carterette2007,
+    lu2017,
+    soboroff2007,
+    tour,
+    voorhees2014,
+    yilmaz2008,
+)
+from evalkit.papers.needs import (
+    NeedsNotMet,
+    require_runs,
+    scale_depth,
+    scale_depths,
+    scale_k,
+)
 
 SMALL = {"n_runs": 20, "n_topics": 8, "depth": 30, "topic_ids": [str(401 + t) for t in range(8)]}
 HOW = ("Say which runs contributed to the pools: a 'judged' column (yes/no) in runs_table.tsv or \"judged_runs\" "
-       "in collection.json (README, For reviewers).")
+       "in collection.json (docs/reviewers.md).")
 UNMARKED_HAS = ("the collection has 0 of 20 runs judged (rule: derived: every document of the run's top 100 is in "
                 "the qrels, on every topic). ")
 
@@ -95,8 +108,8 @@ def test_voorhees_scales_the_presets(collections):
     assert [str(s) for s in plan.strategies] == [
         "pool15: [1-1]@1", "pool25: [1-2]@1", "1stratum: [1-7]@0.3", "2strata: [1-1]@1 + [2-7]@0.15",
         "3strata: [1-1]@1 + [2-2]@0.25 + [3-7]@0.05", "medical2012: [1-1]@1 + [2-7]@0.25"]
-    assert str(plan).startswith("03_voorhees2014 on shallow (simulated): the presets scaled to the judged depth 7 "
-                                "(x0.07): pool15: [1-1]@1, pool25: [1-2]@1")
+    assert str(plan).startswith("03_voorhees2014 on shallow (simulated): the presets scaled from pool depth 100 to "
+                                "the judged depth 7 (x0.07): pool15 [1-15]@1 -> [1-1]@1, pool25 [1-25]@1 -> [1-2]@1")
     dropped = voorhees2014.plan(collections["depth1"])
     assert [s.name for s in dropped.strategies] == ["pool15", "pool25", "1stratum"]
     assert "dropped 2strata, 3strata, medical2012 (more strata than the 1 judged ranks)" in str(dropped)
@@ -114,9 +127,10 @@ def test_yilmaz_needs(collections):
         "This notebook needs judgments at least 4 ranks deep (Figure 4 judges a depth-1 pool and samples three "
         "strata below it); the collection has judged depth 1 (collection.json 'judged_depth'). Give "
         "\"judged_depth\" in collection.json if the pools were deeper.")
-    assert sentence(lambda: yilmaz2008.plan(collections["shallow"], p_values=[0.5, 1.5])) == (
-        "This notebook needs sampling rates in (0, 1] (p_values = [0.5, 1.5]); the collection has [1.5] outside "
-        "it. Set p_values to shares of the pool, e.g. [0.1, 0.2, 0.3].")
+    with pytest.raises(ValueError) as error:  # a bad value, not the collection: one sentence naming the parameter
+        yilmaz2008.plan(collections["shallow"], p_values=[0.5, 1.5])
+    assert str(error.value) == ("p_values = [0.5, 1.5]: [1.5] lie outside (0, 1]: give shares of the pool, e.g. "
+                                "[0.1, 0.2, 0.3].")
 
 
 def test_yilmaz_checks_depths_the_user_set(collections):
@@ -131,11 +145,15 @@ def test_yilmaz_checks_depths_the_user_set(collections):
     assert sentence(lambda: yilmaz2008.plan(shallow, sweep_depths=[2, 7])) == (
         "This notebook needs pool depths k from 1 to 6, below the pool depth 7 (sweep_depths = [2, 7]: the rest of "
         "the pool is sampled); the collection has pool depth 7 (judged depth 7). Drop [7] from sweep_depths.")
-    assert sentence(lambda: yilmaz2008.plan(shallow, figure2_depths=[])).endswith(
-        "Give figure2_depths at least one depth.")
+    with pytest.raises(ValueError, match=r"^figure2_depths = \[\]: give a non-empty list"):
+        yilmaz2008.plan(shallow, figure2_depths=[])
     user = yilmaz2008.plan(shallow, pool_depth=6, sweep_depths=[1, 5], figure2_depths=[3])
     assert (user.pool_depth, user.sweep_depths, user.figure2_depths, user.strata_example_depth) == (6, [1, 5], [3], 1)
-    assert str(user) == "01_yilmaz2008 on shallow (simulated): the paper's settings fit this collection."
+    # values the user set are named as such, never as the paper's settings; k = 5 judges the whole depth-6 pool
+    assert str(user).startswith(
+        "01_yilmaz2008 on shallow (simulated): the truth is the depth-6 pool of the judged runs (pool_depth set: the "
+        "paper's 100); set here: sweep_depths [1, 5] (the paper's 1-50), figure2_depths [3] (the paper's 10, 5, 1); ")
+    assert "degenerate here, so not rated: figure 3 at k = 5 (k = 5 judges 100% of the depth-6 pool" in str(user)
 
 
 def test_yilmaz_scales_the_pool_to_the_judged_depth(collections):
@@ -143,7 +161,13 @@ def test_yilmaz_scales_the_pool_to_the_judged_depth(collections):
     assert str(plan) == (
         "01_yilmaz2008 on shallow (simulated): the truth is the depth-7 pool of the judged runs (the judged depth; "
         "the paper's depth-100 pool is as deep as TREC-8 was judged); the depths k scaled by 7/100: Figures 3-4 "
-        "k = [1, 2, 3, 4] (the paper's 1-50), Figure 2 k = [1] (the paper's 10, 5, 1).")
+        "k = [1, 2, 3, 4] (the paper's 1-50), Figure 2 k = [1] (the paper's 10, 5, 1); the designs cannot keep the "
+        "paper's shares of the pool: its shallowest (depth 1 + as many random documents) judged 3.5% of TREC-8's "
+        "depth-100 pool, here the shallowest, k = 1, judges 28% of the depth-7 pool (the depth-1 pool alone is 14% of "
+        "it); degenerate here, so not rated: figure 3 at k = 4 (k = 4 judges 100% of the depth-7 pool, the whole pool "
+        "on 8 of 8 topics: every estimator is the truth; drop k = 4 from sweep_depths); figure 4 at k = 4 (k = 4 "
+        "judges 100% of the depth-7 pool, the whole pool on 8 of 8 topics: every estimator is the truth; drop k = 4 "
+        "from sweep_depths).")  # the reviewer's case of issue 26: the scaled k = 4 judges the whole pool
     assert (plan.pool_depth, plan.sweep_depths, plan.figure2_depths, plan.strata_example_depth) == (7, [1, 2, 3, 4],
                                                                                                     [1], 1)
     assert (plan.validation_trials, plan.sweep_trials) == (100, 10)
@@ -163,7 +187,7 @@ def test_carterette_needs(collections):
         "100; past the judged depth an unjudged document would count as nonrelevant); the collection has no judged "
         "depth (rule: derived: every document of the run's top 100 is in the qrels, on every topic). Set "
         "\"judged_depth\" in collection.json, or say which runs contributed to the pools: a 'judged' column (yes/no) "
-        "in runs_table.tsv (README, For reviewers).")
+        "in runs_table.tsv (docs/reviewers.md).")
     assert sentence(lambda: carterette2007.plan(collections["two_runs"])) == (
         "This notebook needs at least 3 runs (two original runs whose judgments are reused on a new one); the "
         "collection has 2. No parameter changes this: point dataset at a collection with more runs.")
@@ -186,14 +210,18 @@ def test_carterette_scales_runs_and_depth(collections):
     tiny = carterette2007.plan(collections["tiny"])
     assert str(tiny) == (
         "05_carterette2007 on tiny (simulated): k = 3 runs a trial (3 pairs; the paper's 10: the collection has 3 "
-        "runs); lists cut at depth 20 (the judged depth; the paper's 100 is as deep as ad hoc 99 was judged).")
+        "runs); lists cut at depth 20 instead of the paper's 100 (the judged depth; the paper's 100 is as deep as ad "
+        "hoc 99 was judged); the aggregation prior Beta(a, a) chosen at run time by topic-split cross-validation on "
+        "this collection (the paper's Beta(1, 1) was trained on TREC-4, which the kit does not have).")
     assert (tiny.k, tiny.c, tiny.depth, tiny.pairs, tiny.trials, tiny.max_judgments) == (3, 2, 20, 3, 300, None)
     shallow = carterette2007.plan(collections["shallow"], fast=True)
     assert (shallow.k, shallow.depth, shallow.pairs) == (10, 7, 45)
     assert (shallow.trials, shallow.prior_trials, shallow.strength_trials, shallow.widget_trials,
             shallow.max_judgments) == (4, 2, 1, 1, 300)
     user = carterette2007.plan(collections["shallow"], k=4, c=3, depth=5)
-    assert (user.k, user.c, user.depth, user.pairs) == (4, 3, 5, 6) and user.notes == []  # set, so not scaled
+    assert (user.k, user.c, user.depth, user.pairs) == (4, 3, 5, 6)  # set, so not scaled, and said as set
+    assert user.notes[:3] == ["k = 4 runs a trial (set; the paper's 10)", "c = 3 original runs (set; the paper's 2)",
+                              "lists cut at depth 5 (set; the paper's 100)"]
     data = carterette2007.TrialData.from_collection(collections["tiny"], depth=tiny.depth)
     results = carterette2007.run_experiment(data, n_trials=2, seed=1, scheduler="serial", progress=False, k=tiny.k,
                                             c=tiny.c, max_judgments=20)  # 3 runs: no draw of 10 out of 3
@@ -224,8 +252,10 @@ def test_soboroff_needs_groups_depth_and_a_deeper_sample(collections):
 def test_soboroff_scales_the_phase1_depth(collections):
     plan = soboroff2007.plan(collections["shallow"])
     assert (plan.phase1_depth, plan.max_depth) == (4, 7)
-    assert str(plan) == ("02_soboroff2007 on shallow (simulated): phase-1 depth 4 (the paper's 50 of TREC-8's 100, "
-                         "scaled to the judged depth 7); samples capped at depth 7.")
+    assert str(plan).startswith("02_soboroff2007 on shallow (simulated): phase-1 depth 4 (the paper's 50 of "
+                                "TREC-8's 100, scaled to the judged depth 7); samples capped at depth 7; degenerate "
+                                "here, so not rated: sampling (sampling rate 1.0 on 8 of 8 topics; budget=12 "
+                                "restores it")
     assert soboroff2007.plan(collections["shallow"], phase1_depth=3).phase1_depth == 3
 
 
@@ -266,10 +296,15 @@ def test_lu_scales_to_the_judged_depth(collections):
 
 
 def test_trec8_fits_every_paper_default(trec8):
-    for module in (tour, voorhees2014, yilmaz2008, soboroff2007, lu2017, carterette2007):
+    for module in (tour, yilmaz2008, soboroff2007, lu2017):
         plan = module.plan(trec8)
         assert plan.notes == [], str(plan)
         assert str(plan).endswith("on trec8: the paper's settings fit this collection.")
+    # 05's aggregation prior is the kit's reconstruction (the paper's was trained on TREC-4): its plan says so
+    assert [n.split(" chosen ")[0] for n in carterette2007.plan(trec8).notes] == ["the aggregation prior Beta(a, a)"]
+    # 03's rates are the kit's reconstruction (the paper's are cut off): its plan says so instead of "the paper's"
+    assert [n.split(" are ")[0] for n in voorhees2014.plan(trec8).notes] == [
+        "the sampling rates of 1stratum, 2strata, 3strata"]
     assert [s.name for s in voorhees2014.plan(trec8).strategies] == list(voorhees2014.DEFAULT_STRATEGIES)
     yilmaz = yilmaz2008.plan(trec8)
     assert (yilmaz.pool_depth, yilmaz.sweep_depths, yilmaz.figure2_depths, yilmaz.strata_example_depth) == (

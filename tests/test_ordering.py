@@ -1,11 +1,11 @@
-"""evalkit.ordering: the tie orderings both readers use, against Python's sort and numpy's lexsort."""
+"""evalkit.data.ordering: the tie orderings both readers use, against Python's sort and numpy's lexsort."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from evalkit.ordering import segment_then_descending, word_ranks
+from evalkit.data.ordering import segment_then_descending, word_ranks
 
 
 @pytest.mark.parametrize("width", [1, 2, 3])

@@ -12,7 +12,12 @@ import numpy as np
 import pytest
 
 from evalkit import parallel
-from evalkit.parallel import bootstrap_mean_demo, run_trials, trial_collection, trial_seeds
+from evalkit.parallel import (
+    bootstrap_mean_demo,
+    run_trials,
+    trial_collection,
+    trial_seeds,
+)
 
 HAS_DISTRIBUTED = importlib.util.find_spec("distributed") is not None
 VALUES = np.arange(1.0, 31.0) ** 1.5
@@ -228,10 +233,12 @@ def test_progress_moves_before_the_last_trial_ends(monkeypatch, tmp_path, schedu
 
 
 def test_trial_collection_keeps_what_trials_read():
-    from conftest import random_collection
-    from evalkit.inferred import inferred_measures
-    from evalkit.sampling import sample
     import pickle
+
+    from conftest import random_collection
+
+    from evalkit.judging.stratified_sampling import sample
+    from evalkit.measures.inferred import inferred_measures
 
     collection = random_collection(1)
     collection.runs_info["judged"] = [True, False] * (collection.n_runs // 2)

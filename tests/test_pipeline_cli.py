@@ -21,10 +21,17 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from batch_helpers import EVALKIT, HOSTILE_RUN, HOSTILE_TOPIC, run_cli, visible_lines, write_collection, \
-    write_notebook
+from batch_helpers import (
+    EVALKIT,
+    HOSTILE_RUN,
+    HOSTILE_TOPIC,
+    run_cli,
+    visible_lines,
+    write_collection,
+    write_notebook,
+)
 
-from evalkit.batch_outputs import MARKER
+from evalkit.batch.outputs import MARKER
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -43,7 +50,7 @@ HOSTILE_CELLS = [
     "    pass",
     "import matplotlib.pyplot as plt\n"
     "plt.plot([1, 2, 3]); plt.title(collection.run_names[0]); plt.show()",
-    "from evalkit.report import Claim, record_claims\n"
+    "from evalkit.claims import Claim, record_claims\n"
     "record_claims([Claim('Paper 2008', 'run ' + collection.run_names[0] + ' on ' + collection.topics[-1], '0.8',"
     " '0.7', dataset, 'yes', note=collection.topics[-1])])",
 ]
@@ -57,10 +64,10 @@ def batch(tmp_path_factory):
                    ("md", "# The first notebook\nA formula: $\\hat{R} = \\sum_{i} x_i$ and $$\\frac{1}{R}$$"),
                    "print('dataset:', repr(dataset), 'k:', k)",
                    "import matplotlib.pyplot as plt\nplt.plot([3, 1, 2]); plt.show()",
-                   parameters="dataset = 'synthetic'\nfast = False\nk = 1")
+                   parameters="dataset = 'synthetic'\nfast = False\nk = 1  # int in [1, 10]")
     write_notebook(notebooks / "02_fail.ipynb", "1 / 0")
     write_notebook(notebooks / "03_skip.ipynb",
-                   "from evalkit.needs import require\n"
+                   "from evalkit.papers.needs import require\n"
                    "require(False, 'at least 2 judged runs', '0 judged runs', 'Mark them in runs_table.tsv.')")
     write_notebook(notebooks / "04_hostile.ipynb", *HOSTILE_CELLS)
     (root / "checkout" / "KEEP.txt").write_text("the user's file")
@@ -200,7 +207,7 @@ def test_a_signal_stops_the_batch_cleans_up_and_keeps_the_previous_outputs(tmp_p
     pid_file = tmp_path / "kernel.pid"
     write_notebook(tmp_path / "nbs" / "01_sleep.ipynb",
                    "import os, time\nopen(pid_file, 'w').write(str(os.getpid()))\ntime.sleep(120)",
-                   parameters="dataset = 'synthetic'\nfast = False\npid_file = ''")
+                   parameters="dataset = 'synthetic'\nfast = False\npid_file = ''  # text")
     write_collection(tmp_path / "coll")
     previous = tmp_path / "outputs" / "coll"
     previous.mkdir(parents=True)
@@ -218,7 +225,7 @@ def test_a_signal_stops_the_batch_cleans_up_and_keeps_the_previous_outputs(tmp_p
     out, err = process.communicate(timeout=60)
     assert process.returncode == code
     assert time.monotonic() - stopped < 20
-    # the dataset's pool line (evalkit.pool_metadata: judged runs, judged depth, the rule), then the interruption
+    # the dataset's pool line (evalkit.data.pool_metadata: judged runs, judged depth, the rule), then the interruption
     assert visible_lines(err) == [
         "evalkit: coll: 3 of 3 runs judged (derived: every document of the run's top 100 is in the qrels, on every "
         "topic); judged depth 5 (derived: the deepest rank to which the judged runs' pool is in the qrels).",
@@ -293,7 +300,8 @@ def _make_is_ready() -> bool:
 @pytest.mark.skipif(not _make_is_ready(), reason="needs make and this checkout's installed .venv")
 def test_make_reproduce_passes_dataset_and_params_through(tmp_path):
     write_notebook(tmp_path / "nbs" / "01_echo.ipynb", "print(repr(dataset), repr(label), repr(k), repr(depths))",
-                   parameters="dataset = 'x'\nfast = False\nlabel = ''\nk = 1\ndepths = [1]")
+                   parameters="dataset = 'x'\nfast = False\nlabel = ''  # text\nk = 1  # int in [1, 10]\n"
+                              "depths = [1]  # list of int in [1, 100], distinct")
     write_collection(tmp_path / "my data" / "coll")
     result = subprocess.run(
         ["make", "-s", "-C", str(REPO), "reproduce", f"DATASET={tmp_path / 'my data' / 'coll'}",
@@ -303,3 +311,61 @@ def test_make_reproduce_passes_dataset_and_params_through(tmp_path):
     executed = nbformat.read(str(tmp_path / "outputs" / "coll-fast" / "01_echo.ipynb"), as_version=4)
     printed = "".join(o.get("text", "") for c in executed.cells for o in c.get("outputs", []))
     assert printed.strip() == f"{str(tmp_path / 'my data' / 'coll')!r} 'two words' 3 [5, 10]"
+
+
+def test_a_batch_in_which_nothing_ran_exits_3_and_says_why_first(tmp_path):
+    """Skipped is not success: every notebook skipped -> exit 3, and the report's first line says why."""
+    notebooks = tmp_path / "nbs"
+    for name in ("01_a", "02_b"):
+        write_notebook(notebooks / f"{name}.ipynb",
+                       "from evalkit.papers.needs import require\n"
+                       "require(False, 'at least 2 judged runs', '0 judged runs', 'Mark them in runs_table.tsv.')")
+    write_collection(tmp_path / "coll")
+    result = run_cli("notebooks", "run", "--notebooks", notebooks, "--dataset", tmp_path / "coll",
+                     "--out", tmp_path / "out")
+    assert result.returncode == 3, result.stderr
+    assert "0 ok, 2 skipped, 0 failed" in result.stdout and "nothing ran: every notebook was skipped" in result.stdout
+    page = (tmp_path / "out" / "index.html").read_text()
+    first = page.index('<p class="alert">')
+    assert first < page.index("Written ") and "Nothing ran: all 2 notebooks were skipped" in page[first:]
+    assert "exited with code 3" in page and "needs at least 2 judged runs" in page[first:]
+
+
+def test_the_plan_a_notebook_displays_reaches_the_report_and_batch_json(tmp_path):
+    notebooks = tmp_path / "nbs"
+    write_notebook(notebooks / "01_plan.ipynb",
+                   "from evalkit.papers.needs import Plan\n"
+                   "plan = Plan('01_plan', 'coll', {'depth': 4}, ['depth 4 (the paper 50 of 100, scaled)'])\n"
+                   "plan.mark_degenerate('sampling', 'sampling rate 1.0 on 2 of 2 topics', 'budget=400 restores it')\n"
+                   "display(plan)")
+    write_collection(tmp_path / "coll")
+    result = run_cli("notebooks", "run", "--notebooks", notebooks, "--dataset", tmp_path / "coll",
+                     "--out", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    line = ("01_plan on coll: depth 4 (the paper 50 of 100, scaled); degenerate here, so not rated: sampling "
+            "(sampling rate 1.0 on 2 of 2 topics; budget=400 restores it).")
+    record = json.loads((tmp_path / "out" / "batch.json").read_text())
+    (entry,) = record["notebooks"]
+    assert [p["line"] for p in entry["plans"]] == [line]
+    assert entry["plans"][0]["degenerate"] == {"sampling": "sampling rate 1.0 on 2 of 2 topics"}
+    assert f'<p class="plan"><b>plan:</b> {line}</p>' in (tmp_path / "out" / "index.html").read_text()
+
+
+def test_findings_are_generated_from_the_run_with_its_seeds_and_code_version(tmp_path):
+    notebooks = tmp_path / "nbs"
+    write_notebook(notebooks / "01_found.ipynb", ("md", "# A study"),
+                   "from evalkit.claims import Claim, record_claims\n"
+                   "record_claims([Claim('Voorhees 2014', 'x | y', '0.9', f'{0.25 * k:.2f}', 'coll', 'yes', "
+                   "interval='0.50 [0.40, 0.60] (95% test)')])",
+                   parameters="dataset = 'synthetic'\nfast = False\nk = 1  # int in [1, 10]\n"
+                              "seed = 2014  # int in [0, 4294967295]")
+    write_collection(tmp_path / "coll")
+    result = run_cli("notebooks", "run", "--notebooks", notebooks, "--dataset", tmp_path / "coll", "-p", "k", "2",
+                     "-p", "seed", "7", "--out", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "out" / "findings.md").read_text()
+    record = json.loads((tmp_path / "out" / "batch.json").read_text())
+    assert record["code_version"] and record["code_version"] in text
+    assert text.startswith("# What the notebooks find on coll")
+    assert "## A study (`01_found`)" in text and "Status: ok; seeds: seed = 7." in text
+    assert "| x \\| y | 0.9 (TREC-8) | 0.50 | 0.50 [0.40, 0.60] (95% test) | not comparable |" in text

@@ -11,13 +11,24 @@ import nbformat
 import pytest
 from batch_helpers import HOSTILE_RUN, HOSTILE_TOPIC, write_notebook
 
-from evalkit.batch_outputs import MARKER, OutputFolderRefused, Staging, check_target, clean_stale, output_label, \
-    resolve_target
-from evalkit.html_export import render_widget
-from evalkit.html_safety import sanitize_html
-from evalkit.notebook_parameters import collect_parameters, notebook_parameters, parse_value, route_parameters
-from evalkit.report_page import claims_table, notebook_status
-
+from evalkit.batch.html_export import render_widget
+from evalkit.batch.outputs import (
+    MARKER,
+    OutputFolderRefused,
+    Staging,
+    check_target,
+    clean_stale,
+    output_label,
+    resolve_target,
+)
+from evalkit.batch.parameters import (
+    collect_parameters,
+    notebook_parameters,
+    parse_value,
+    route_parameters,
+)
+from evalkit.batch.report_page import claims_table, notebook_status
+from evalkit.display.html_safety import sanitize_html
 
 # -- parameters ----------------------------------------------------------------------------------------------------
 
@@ -185,7 +196,7 @@ def test_status_is_read_from_the_error_output():
 
 
 def test_claims_keep_every_field_and_blank_the_missing():
-    from evalkit.report import CLAIMS_MIME
+    from evalkit.claims import CLAIMS_MIME
 
     rows_a = [{"paper": "P", "claim": "c1", "paper_value": "0.8", "kit_value": "0.7", "agrees": "yes",
                "paper_dataset": "TB06"}]
@@ -232,7 +243,7 @@ def test_sanitizing_escapes_what_is_not_the_kits_markup(fragment, kept, gone):
 def test_a_signal_during_the_swap_arrives_after_it():
     import signal
 
-    from evalkit.batch_outputs import _signals_held
+    from evalkit.batch.outputs import _signals_held
 
     order = []
     # the handlers the held signals go back to, set here: a handler left by other code in this process (SIG_IGN for
@@ -261,22 +272,26 @@ def test_a_signal_during_the_swap_arrives_after_it():
     ("withheld: 3 runs (< 10)", "v-na", "withheld"),
     ("not rated: NaN", "v-na", "not rated"),
     ("not comparable", "v-na", "not comparable"),
+    ("not rated: degenerate (sampling rate 1.0 on 30 of 30 topics)", "v-na", "not rated"),
+    ("not rated at class size (10 samples per p)", "v-na", "not rated"),
+    ("inconclusive (0.01 [-0.02, 0.04] (95% bootstrap over 300 trials))", "v-inc", "inconclusive"),
+    ("direction only: inconclusive", "v-inc", "direction only: inconclusive"),
     ("", "v-none", ""),
 ])
 def test_report_colours_and_counts_every_verdict_of_evalkit_report(verdict, css, category):
-    from evalkit.report_page import _verdict_category, _verdict_class
+    from evalkit.batch.report_page import _verdict_class
+    from evalkit.claims import verdict_category as _verdict_category
 
     assert _verdict_class(verdict) == css
     assert _verdict_category(verdict) == category
 
 
 def test_plots_setup_makes_styler_tables_escape_input_text():
-    """Interactive sessions (JupyterLab, not the batch) call evalkit.plots.setup() first: a hostile topic id in a
+    """Interactive sessions (JupyterLab, not the batch) call evalkit.display.plots.setup() first: a hostile topic id in a
     Styler table must render as text there too."""
     import pandas as pd
 
-    from evalkit import plots
-
+    from evalkit.display import plots
     hostile = "<svg/onload=alert(13)>"
     with pd.option_context("styler.format.escape", None):
         plots.setup()

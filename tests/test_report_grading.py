@@ -1,4 +1,4 @@
-"""Claim grading (evalkit.report): the paper's collection beside the kit's, direction-only verdicts, NaN never
+"""Claim grading (evalkit.claims.grading): the paper's collection beside the kit's, direction-only verdicts, NaN never
 rated, verdicts withheld on small collections, defaults for rows that name no paper collection."""
 
 from __future__ import annotations
@@ -6,7 +6,14 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from evalkit.report import THIS_COLLECTION, Claim, default_paper_dataset, grade, record_claims, same_collection
+from evalkit.claims import (
+    THIS_COLLECTION,
+    Claim,
+    default_paper_dataset,
+    grade,
+    record_claims,
+    same_collection,
+)
 
 TREC8 = {"name": "trec8", "n_runs": 129, "n_topics": 50}
 SHALLOW = {"name": "shallow (simulated)", "n_runs": 143, "n_topics": 30}
@@ -19,7 +26,8 @@ def verdict(claim, context):
 
 def test_same_collection_keeps_the_notebooks_rating():
     c = Claim("Voorhees 2014", "1stratum is the worst", "worst", "worst: 1stratum", "trec8", "yes")
-    assert grade(c, TREC8) == {"paper_dataset": "TREC-8", "dataset": "trec8", "verdict": "yes"}
+    assert grade(c, TREC8) == {"paper_dataset": "TREC-8", "dataset": "trec8", "verdict": "yes",
+                               "scope": "paper"}
     assert verdict(Claim("Voorhees 2014", "x", "y", "z", "", "partly"), TREC8) == "partly"  # dataset: the loaded
 
 
@@ -73,7 +81,8 @@ def test_collection_names_and_aliases():
     assert not same_collection("TREC-8", "synthetic") and not same_collection("", "trec8")
     assert same_collection(THIS_COLLECTION, "anything")
     unknown = Claim("Someone 2020", "x", "1", "1", "trec8", "yes")
-    assert grade(unknown, TREC8) == {"paper_dataset": "unknown", "dataset": "trec8", "verdict": "not comparable"}
+    assert grade(unknown, TREC8) == {"paper_dataset": "unknown", "dataset": "trec8", "verdict": "not comparable",
+                                     "scope": "paper"}
 
 
 def test_rows_built_like_notebooks_02_and_05_are_graded_without_edits():

@@ -1,13 +1,13 @@
-"""Tests for evalkit.sampling: pools and pool ranks, strategies, Voorhees' sampling rule, Yilmaz et al.'s designs."""
+"""Tests for evalkit.judging.stratified_sampling: pools and pool ranks, strategies, Voorhees' sampling rule, Yilmaz et al.'s designs."""
 
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from evalkit.collection import Collection
-from evalkit.io import Qrels, Run, read_qrels, write_qrels
-from evalkit.sampling import (
+from evalkit.data.collection import Collection
+from evalkit.data.trec_files import Qrels, Run, read_qrels, write_qrels
+from evalkit.judging.stratified_sampling import (
     STRATEGIES,
     Strategy,
     Stratum,
@@ -19,7 +19,6 @@ from evalkit.sampling import (
     uniform_sample,
     yilmaz_strata,
 )
-
 
 
 def make_collection(seed=0, n_runs=6, n_topics=4, n_docs=400, depth=60, p_rel=0.15, judged_fraction=1.0,

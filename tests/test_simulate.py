@@ -1,5 +1,5 @@
 """The simulator: shape and invariants of the arrays, trec_eval order, complete judgments, determinism, parameters,
-and the fit to TREC-8 (the targets stored in data/synthetic_trec8_params.json; re-checked against the real data when
+and the fit to TREC-8 (the targets stored in evalkit/data/synthetic_trec8_params.json; re-checked against the real data when
 it is present)."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import re
 import numpy as np
 import pytest
 
-from evalkit.collection import Collection
-from evalkit.fit_simulator import (
+from evalkit.data.collection import Collection
+from evalkit.data.simulator import DEFAULT_PARAMS_PATH, load_params, simulate_collection
+from evalkit.data.simulator_fit import (
     average_precision,
     calibrate,
     collection_statistics,
@@ -19,7 +20,6 @@ from evalkit.fit_simulator import (
     direct_params,
     pooled_qrels,
 )
-from evalkit.simulate import DEFAULT_PARAMS_PATH, load_params, simulate_collection
 
 TARGETS = json.loads(DEFAULT_PARAMS_PATH.read_text())["targets"]
 
@@ -133,7 +133,7 @@ def test_graded():
 
 
 def test_runs_round_trip_through_trec_files(small, tmp_path):
-    from evalkit.io import read_run, write_run
+    from evalkit.data.trec_files import read_run, write_run
 
     runs = []
     for s in range(small.n_runs):
@@ -243,7 +243,7 @@ def test_average_precision_matches_trec_eval(small):
 
 
 #: statistic: (relative tolerance, absolute tolerance). The statistics are computed as on TREC-8: under the
-#: judgments of the depth-100 pool of the judged runs (see evalkit.fit_simulator.collection_statistics).
+#: judgments of the depth-100 pool of the judged runs (see evalkit.data.simulator_fit.collection_statistics).
 FIT_TOLERANCES = {
     "relevant_mean": (0.10, 0),
     "relevant_q25": (0.30, 0),

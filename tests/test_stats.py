@@ -322,10 +322,10 @@ def test_significant_pairs_fast_form_equals_ttests():
 
 
 def test_significant_pairs_on_sampled_scores():
-    from evalkit.datasets import load_dataset
-    from evalkit.experiments import voorhees2014 as v
-    from evalkit.inferred import inferred_measures
-    from evalkit.sampling import sample
+    from evalkit.data.datasets import load_dataset
+    from evalkit.judging.stratified_sampling import sample
+    from evalkit.measures.inferred import inferred_measures
+    from evalkit.papers import voorhees2014 as v
 
     synthetic = load_dataset("synthetic", fast=True)
     gold = v.prepare(synthetic)

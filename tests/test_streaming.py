@@ -7,10 +7,10 @@ import importlib.util
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import TREC8, random_collection
 
 import evalkit
-from evalkit.streaming import evaluate_files
-from conftest import TREC8, random_collection
+from evalkit.measures.streaming import evaluate_files
 
 HAS_DISTRIBUTED = importlib.util.find_spec("distributed") is not None
 MEASURES = ["AP", "P@10", "nDCG@100", "Rprec", "Bpref", "RBP(p=0.95)"]

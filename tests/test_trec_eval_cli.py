@@ -1,4 +1,4 @@
-"""The trec_eval drop-in (evalkit.trec_eval_cli) against NIST trec_eval built from source: printed text, line for
+"""The trec_eval drop-in (evalkit.trec_eval.cli) against NIST trec_eval built from source: printed text, line for
 line, on trec_eval's own test files, edge cases and the TREC-8 runs, for 10.0 (double-precision ties) and 9.0.8
 (single-precision ties); also full-precision (%.17g) builds, so agreement is bit for bit, not only to 4 digits."""
 
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import TREC8
-from evalkit import trec_eval_cli
 from trec_eval_builds import build, run, source
+
+from evalkit.trec_eval import cli as trec_eval_cli
 
 # issue 12: six TREC-8 runs whose order differs between double- and single-precision score ties
 TIE_RUNS = ["uwmt8a0", "Dm8Nbn", "Dm8NbnR", "ibmg99a", "ibmg99c", "UB99T"]
@@ -118,8 +118,8 @@ def test_minimal_tie_case_both_versions(tmp_path, scratch):
     assert frame[frame.topic == "all"].value.tolist() == [0.5]  # the API's default is trec_eval 10.0's
     frame = evalkit.evaluate(str(qrels), [str(results)], ["AP"], ties="float32")
     assert frame[frame.topic == "all"].value.tolist() == [1.0]
-    from evalkit.collection import Collection
-    from evalkit.io import read_qrels, read_run
+    from evalkit.data.collection import Collection
+    from evalkit.data.trec_files import read_qrels, read_run
 
     built = Collection.from_runs([read_run(results)], read_qrels(qrels), ties="float32")
     assert evalkit.evaluate(None, built, ["AP"]).value.tolist() == [1.0, 1.0]  # the collection's own order
@@ -207,7 +207,7 @@ def test_no_common_topics_exits_7(tmp_path):
 
 
 def test_names():
-    from evalkit.trec_eval_names import UnknownMeasure, select
+    from evalkit.trec_eval.names import UnknownMeasure, select
 
     s = select(["P_10", "P_5", "map", "iprec_at_recall_0.10"])
     assert s.marked == {"P", "map", "iprec_at_recall"}
@@ -226,7 +226,7 @@ def test_names():
 def test_running_sum_in_topic_order():
     """Summaries add per-topic values in topic order like trec_eval's accumulators (a sequential sum), not
     numpy's pairwise sum, which differs in the last bits and so, sometimes, in the printed 4th digit."""
-    from evalkit.trec_eval_output import _sequential_sum
+    from evalkit.trec_eval.output import _sequential_sum
 
     values = np.random.default_rng(1).random(1000) / 7
     total = 0.0
@@ -237,7 +237,7 @@ def test_running_sum_in_topic_order():
 
 
 def test_cli_imports_no_pandas_scipy_matplotlib_pyarrow():
-    code = ("import sys, evalkit, evalkit.trec_eval_cli, evalkit.cli;"
+    code = ("import sys, evalkit, evalkit.trec_eval.cli, evalkit.cli;"
             "print(sorted(m for m in ('pandas', 'scipy', 'matplotlib', 'pyarrow') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
@@ -302,7 +302,7 @@ def test_trec8_tie_runs_all_trec_full_precision(version, trec8_plain, scratch):
     paths = [trec8_plain[n] for n in TIE_RUNS + ["1", "READWARE"] if n in trec8_plain]
     assert len(paths) >= 6
     reference = "".join(theirs(binary, "-q", "-m", "all_trec", qrels, p)[1] for p in paths)
-    for reader in ("bytes", "arrow"):  # both readers (numpy/bytes for one run, pyarrow for many)
+    for reader in ("general", "spans"):  # both readers (split lines; byte spans)
         text = trec_eval_cli.evaluate_files(qrels, paths, ["all_trec"], version=version, per_topic=True,
                                             full_precision=True, reader=reader)
         assert_same_text(text, reference, f"TREC-8 {version} -q all_trec %.17g, {reader} reader")

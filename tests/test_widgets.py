@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from evalkit import widgets as kit_widgets
+from evalkit.display import widgets as kit_widgets
 
 
 def test_batch_mode_draws_once_with_initial_values(monkeypatch):

@@ -1,4 +1,4 @@
-"""Tests for evalkit.experiments.yilmaz2008 (Yilmaz, Kanoulas & Aslam 2008): truth, designs, figures, KS test.
+"""Tests for evalkit.papers.yilmaz2008 (Yilmaz, Kanoulas & Aslam 2008): truth, designs, figures, KS test.
 
 All on the small synthetic collection (fast mode): invariants that hold whatever the simulator's parameters.
 """
@@ -11,10 +11,10 @@ import pytest
 from scipy import stats as sps
 
 import evalkit
-from evalkit.evaluation import score_matrix
-from evalkit.experiments import yilmaz2008 as y
-from evalkit.inferred import inferred_measures
-from evalkit.sampling import pool
+from evalkit.data.pools import pool
+from evalkit.measures.evaluation import score_matrix
+from evalkit.measures.inferred import inferred_measures
+from evalkit.papers import yilmaz2008 as y
 from evalkit.stats import kendall_tau, pearson, rms_error
 
 
@@ -261,8 +261,8 @@ def test_paper_constants():
 def _one_ranking(grades_complete, sampled):
     """A collection of one run on one topic ranking d1..dn, the complete qrels, and the sampled qrels (grade -1 where
     not sampled)."""
-    from evalkit.collection import Collection
-    from evalkit.io import Qrels, Run
+    from evalkit.data.collection import Collection
+    from evalkit.data.trec_files import Qrels, Run
 
     n = len(grades_complete)
     docnos = np.array([f"d{i + 1}" for i in range(n)], object)
@@ -275,7 +275,7 @@ def _one_ranking(grades_complete, sampled):
 
 
 def test_infap_with_true_precision_where_nothing_above_is_sampled_by_hand():
-    from evalkit.inferred import trec_infap, trec_infap_oracle_above
+    from evalkit.measures.inferred import trec_infap, trec_infap_oracle_above
 
     # d1 N, d2 N, d3 R, d4 R, d5 N; only d3 and d4 sampled
     c, sample, complete = _one_ranking([0, 0, 1, 1, 0], [False, False, True, True, False])
@@ -343,7 +343,7 @@ def test_without_empty_topics_and_head_by_hand():
 
 
 def test_validation_records_the_parts_of_the_error(gold):
-    from evalkit.inferred import trec_infap, trec_infap_oracle_above
+    from evalkit.measures.inferred import trec_infap, trec_infap_oracle_above
 
     v = y.ci_validation(gold, [0.1, 0.3], trials=3, seed=5, forms=[y.PAPER_FORM, y.DEFAULT_FORM], progress=False,
                         scheduler="serial")
@@ -351,7 +351,7 @@ def test_validation_records_the_parts_of_the_error(gold):
     from evalkit.parallel import trial_seeds
 
     seed = trial_seeds(5, 3)[1]
-    q = y.random_judgments(gold, 0.1, y._seed(seed, "validation", 0.1))
+    q = y.random_judgments(gold, 0.1, y.sample_seed(seed, "validation", 0.1))
     inf = trec_infap(gold.collection, q)
     fixed = trec_infap_oracle_above(gold.collection, q, gold.qrels)
     empty = (q.counts(1) == 0)[None, :] & gold.scored
@@ -399,10 +399,11 @@ def test_claims_keep_the_bias_and_the_variance_apart(gold):
         sds = np.stack([np.full((n, 1, S), sd / 1.5), np.full((n, 1, S), sd)], axis=2)  # paper's form 1.5x too small
         parts = np.zeros((n, 1, 2, S))
         parts[:, :, 0] = bias
-        return _hand_validation(mean, sds, map_, parts)
+        return _hand_validation(mean, sds, map_, parts, block=100)  # two repetitions of the paper's 100 samples
 
     def verdicts(v):
         rows = y.claims(gold, validation=v)
+        assert all(not row.not_rated for row in rows if row.claim.startswith(("KS", "the variance of", "infAP")))
         return {row.claim.split(" (")[0].split(",")[0]: row.agrees for row in rows}
 
     biased = verdicts(validation(-3 * sd))

@@ -6,7 +6,7 @@ runs retrieves, flat-indexed), :mod:`.selection` (MTC = Algorithm 1, estimates f
 expert-aggregation model and RTC).
 """
 
-from .ap_variance import (
+from evalkit.confidence.ap_variance import (
     ap_coefficients,
     ap_gradient,
     ap_moments,
@@ -21,8 +21,7 @@ from .ap_variance import (
     numerator_variance,
     prob_negative,
 )
-from .selection import RunEstimates, SelectionResult, all_pairs, estimate_runs, incremental_pooling, judged_map, mtc
-from .expert_model import (
+from evalkit.confidence.expert_model import (
     PLATT_SLOPES,
     ExpertAggregation,
     aggregation_covariance,
@@ -32,7 +31,16 @@ from .expert_model import (
     preference_table,
     rtc,
 )
-from .universe import Universe
+from evalkit.confidence.selection import (
+    RunEstimates,
+    SelectionResult,
+    all_pairs,
+    estimate_runs,
+    incremental_pooling,
+    judged_map,
+    mtc,
+)
+from evalkit.confidence.universe import Universe
 
 __all__ = [
     "ap_coefficients",

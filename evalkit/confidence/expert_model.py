@@ -45,10 +45,29 @@ Smoothing strength (a finding, see the carterette2007 experiment): with the pape
 after the first 10 judgments gives the unjudged documents of one run a different mean probability from the other
 run's (a run-wide tilt, typically several hundredths). The variance of dMAP barely changes (with 50 topics its SD is
 about 0.01 either way), but E[dMAP] moves by many SDs, so P(dMAP < 0) jumps to ~0 or ~1 and RTC stops after 10
-judgments, far too sure. The paper says its smoothing parameters were trained on TREC-4 (not available here); the kit
-chooses a = b on held-out data (``evalkit.experiments.carterette2007.RTC_SMOOTHED``, ``PRIOR_SOURCE``).
+judgments, far too sure. The paper says its smoothing parameters were trained on TREC-4 (not available here); notebook
+05 chooses a = b at run time on the collection it studies, by topic-split cross-validation
+(:func:`evalkit.papers.carterette2007.prior.prior_cross_validation`).
 ``coefficient_uncertainty=True`` is another answer, beyond the paper: it adds the coefficients' own uncertainty to
-Var[dMAP], which is what a tilt fitted on 10 judgments lacks.
+Var[dMAP], which is what a tilt fitted on 10 judgments lacks. The option leaves choices open, and its numbers
+depend on them (a second, independent implementation reported half the kit's median judgments); the kit's choices,
+each checked against the alternative on TREC-8: (1) the coefficients are shared by every topic, so their errors are
+perfectly correlated across topics: the delta-method gradient is summed over topics before the quadratic form
+(treating the topics' errors as independent understates the variance about T-fold, and RTC stops after its first
+re-estimation again); (2) the gradient of E[dAP_t] = dN_t / |R_t| includes the change of |R_t| = sum p
+(leaving it out moves the median judgments by a few); (3) the intercept's uncertainty is included (leaving it out,
+likewise); (4) the term is added while judging and in the final estimates of the k runs (left out of the final
+estimates, the judgments are the same and W-bar collapses). None of these alternatives halves the judgments.
+What does: half the covariance. On TREC-8 (seed 2007, the first 40 trials of the notebook's experiment, Beta(1, 1))
+the kit's Laplace covariance gives median 70 judgments and W-bar -0.24; the same with the covariance halved, 40 and
+-0.68, near the other implementation's 35 and -1.19; the diagonal of the covariance alone, 105 and -0.30; the prior
+left out of the Hessian, 100 and -0.52; the intercept's row and column left out, 80 and -0.34. So the two differ by
+a factor of about 2 in the coefficients' precision (a Hessian twice the log posterior's: e.g. each judged document
+entering the fit twice, or the curvature of -2 log posterior taken for minus the log posterior's). The kit keeps the
+Laplace approximation as defined, H = minus the Hessian of the log posterior the coefficients are fitted to
+(tests/test_confidence.py checks it against a finite-difference Hessian of that objective, and the delta-method
+term against finite differences of E[dMAP]); its figure for this option is an implementation's, which is why the
+notebook reports it beyond the paper and never in the paper's verdict counts.
 
 (b') Platt's slope is constrained to B >= 0 by default (:func:`fit_platt`): the documents judged first sit at the top
 ranks, where q* hardly varies, so the data do not identify B, and the unconstrained fit can reverse a weak expert.
@@ -63,9 +82,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, special
 
-from ..collection import JudgedSet
-from .selection import SelectionResult, mtc
-from .universe import Universe
+from evalkit.confidence.selection import SelectionResult, mtc
+from evalkit.confidence.universe import Universe
+from evalkit.data.collection import JudgedSet
 
 __all__ = [
     "preference_probabilities",

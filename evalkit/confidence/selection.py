@@ -39,9 +39,9 @@ from typing import Callable
 
 import numpy as np
 
-from ..collection import JudgedSet
-from .ap_variance import ap_numerator_terms, cross_term, prob_negative
-from .universe import Universe
+from evalkit.confidence.ap_variance import ap_numerator_terms, cross_term, prob_negative
+from evalkit.confidence.universe import Universe
+from evalkit.data.collection import JudgedSet
 
 __all__ = [
     "SelectionResult",

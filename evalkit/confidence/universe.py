@@ -1,6 +1,6 @@
 """The documents a set of rankings retrieves, per topic, as one flat index.
 
-A :class:`Universe` is built from ``docs[run, topic, rank]`` (the :class:`evalkit.collection.Collection` layout,
+A :class:`Universe` is built from ``docs[run, topic, rank]`` (the :class:`evalkit.data.collection.Collection` layout,
 -1 past the end). Every distinct (topic, document) pair gets a *position* ``0..n-1``, sorted by (topic, doc);
 position ``n`` is a sentinel standing for "no document" (probability 0, never judged). Relevance probabilities,
 judgments and labels are then plain ``(n + 1,)`` arrays, and
@@ -116,7 +116,7 @@ class Universe:
         return np.where(found, clipped, -1)
 
     def relevance(self, qrels, relevance_level: int = 1) -> np.ndarray:
-        """(n,) bool oracle labels from aligned qrels (:class:`evalkit.collection.JudgedSet`): grade >= level;
+        """(n,) bool oracle labels from aligned qrels (:class:`evalkit.data.collection.JudgedSet`): grade >= level;
         a document absent from the qrels is nonrelevant."""
         return qrels.lookup(self.topic, self.doc) >= relevance_level
 

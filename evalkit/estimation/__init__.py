@@ -17,8 +17,13 @@ Typical use::
     error_table(est, reference_scores(collection))             # RMSE and Acc% per estimator and theta
 """
 
-from .coverage import DEFAULT_THETA, chao_lee_gamma, pool_gamma, relevant_multiplicities
-from .estimators import (
+from evalkit.estimation.coverage import (
+    DEFAULT_THETA,
+    chao_lee_gamma,
+    pool_gamma,
+    relevant_multiplicities,
+)
+from evalkit.estimation.estimators import (
     ESTIMATORS,
     GATED_ESTIMATORS,
     ShallowEstimates,
@@ -30,7 +35,7 @@ from .estimators import (
     rmse_accuracy,
     score_range_error,
 )
-from .framework import (
+from evalkit.estimation.framework import (
     FrameworkFit,
     SystemMatrix,
     TopicFit,
@@ -42,8 +47,15 @@ from .framework import (
     simplex_lstsq,
     system_matrix,
 )
-from .gain_models import GAIN_MODELS, MODEL_LABELS, fit_gain_model, fit_gain_models, gain_curve, observed_gain_vector
-from .metrics import (
+from evalkit.estimation.gain_models import (
+    GAIN_MODELS,
+    MODEL_LABELS,
+    fit_gain_model,
+    fit_gain_models,
+    gain_curve,
+    observed_gain_vector,
+)
+from evalkit.estimation.metrics import (
     WeightedPrecision,
     ap_at_k,
     gains,
@@ -54,7 +66,13 @@ from .metrics import (
     sdcg_weights,
     weighted_precision,
 )
-from .pools import contributing_runs, pool_qrels, pooled_keys, run_mask, two_strata_qrels
+from evalkit.estimation.pools import (
+    contributing_runs,
+    pool_qrels,
+    pooled_keys,
+    run_mask,
+    two_strata_qrels,
+)
 
 __all__ = [
     "DEFAULT_THETA", "chao_lee_gamma", "pool_gamma", "relevant_multiplicities",

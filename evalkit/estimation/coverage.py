@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..collection import Collection, JudgedSet
-from .pools import contributing_runs, run_mask
+from evalkit.data.collection import Collection, JudgedSet
+from evalkit.estimation.pools import contributing_runs, run_mask
 
 __all__ = ["DEFAULT_THETA", "chao_lee_gamma", "pool_gamma", "relevant_multiplicities"]
 

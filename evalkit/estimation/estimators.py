@@ -51,12 +51,27 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..collection import ABSENT, Collection, JudgedSet
-from .coverage import DEFAULT_THETA, pool_gamma
-from .framework import SystemMatrix, document_gains, fit_frameworks, system_matrix
-from .gain_models import GAIN_MODELS, MODEL_LABELS, fit_gain_models, observed_gain_vector
-from .metrics import WeightedPrecision, gains, metric_weights, weighted_precision
-from .pools import contributing_runs, run_mask
+from evalkit.data.collection import ABSENT, Collection, JudgedSet
+from evalkit.estimation.coverage import DEFAULT_THETA, pool_gamma
+from evalkit.estimation.framework import (
+    SystemMatrix,
+    document_gains,
+    fit_frameworks,
+    system_matrix,
+)
+from evalkit.estimation.gain_models import (
+    GAIN_MODELS,
+    MODEL_LABELS,
+    fit_gain_models,
+    observed_gain_vector,
+)
+from evalkit.estimation.metrics import (
+    WeightedPrecision,
+    gains,
+    metric_weights,
+    weighted_precision,
+)
+from evalkit.estimation.pools import contributing_runs, run_mask
 
 __all__ = [
     "ESTIMATORS",

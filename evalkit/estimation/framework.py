@@ -51,10 +51,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import optimize
+from threadpoolctl import threadpool_limits
 
-from ..collection import Collection, JudgedSet
-from .metrics import gains as _gains
-from .pools import contributing_runs, run_mask
+from evalkit.data.collection import Collection, JudgedSet
+from evalkit.estimation.metrics import gains as _gains
+from evalkit.estimation.pools import contributing_runs, run_mask
 
 __all__ = [
     "LOSSES",
@@ -283,6 +284,17 @@ def fit_frameworks(
     padded = np.concatenate([[0.0], weights, np.zeros(K - d)])  # padded[p] = W(p), W(0) = W(p > d) = 0
     n, m = matrix.n_runs, curves.shape[1]
     selected = np.ones(len(matrix.topics), bool) if topics is None else run_mask_like(topics, len(matrix.topics))
+    # one BLAS thread: the per-topic products are small (n x |J| by |J| x n), and a multi-threaded BLAS spends more
+    # time waking and waiting for its threads than computing, 5-6x slower on a shared machine (bench_lu2017)
+    with threadpool_limits(limits=1, user_api="blas"):
+        fits = _fit_topics(matrix, judgments, curves, padded, losses, max_grade, selected, solver)
+    return {loss: FrameworkFit(loss=loss, matrix=matrix, topics=tuple(fits[loss])) for loss in losses}
+
+
+def _fit_topics(matrix, judgments, curves, padded, losses, max_grade, selected, solver) -> dict:
+    """The per-topic loop of :func:`fit_frameworks`: ``{loss: [TopicFit per topic]}``."""
+    K = matrix.rank_depth
+    n, m = matrix.n_runs, curves.shape[1]
     fits: dict = {loss: [] for loss in losses}
     for t, tm in enumerate(matrix.topics):
         grade = judgments.lookup(np.full(len(tm.docs), t, np.int32), tm.docs)
@@ -307,7 +319,7 @@ def fit_frameworks(
             w2 = simplex_lstsq(A, b, solver)
             fits[loss].append(TopicFit(w1=w1, w2=w2, g1=g1, h2=g1 @ w2, g1_default=g1_default,
                                        h2_default=float(g1_default @ w2)))
-    return {loss: FrameworkFit(loss=loss, matrix=matrix, topics=tuple(fits[loss])) for loss in losses}
+    return fits
 
 
 def run_mask_like(topics, n_topics: int) -> np.ndarray:

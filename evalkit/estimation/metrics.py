@@ -1,7 +1,7 @@
 """Weighted-precision metrics on grades arrays, with residuals (Lu, Moffat and Culpepper 2017, Sec. 3).
 
-Everything here works on the ``(S, T, D)`` int32 grades arrays of :meth:`evalkit.collection.Collection.grades`
-(judged grades >= 0; the codes ``UNSAMPLED``, ``UNJUDGED``, ``ABSENT`` of :mod:`evalkit.collection`) and is vectorized over runs x topics.
+Everything here works on the ``(S, T, D)`` int32 grades arrays of :meth:`evalkit.data.collection.Collection.grades`
+(judged grades >= 0; the codes ``UNSAMPLED``, ``UNJUDGED``, ``ABSENT`` of :mod:`evalkit.data.collection`) and is vectorized over runs x topics.
 It is self-contained on purpose: :mod:`evalkit.measures` holds the trec_eval-exact measures; the kernels here are
 the paper's *weighted-precision* view, in which the unjudged documents and the ranks past the evaluation depth
 are reported separately as a residual.
@@ -55,7 +55,7 @@ __all__ = [
     "ap_at_k",
 ]
 
-from ..collection import ABSENT  # noqa: E402  (the kit's code: below every grade a qrels file can hold)
+from evalkit.data.collection import ABSENT  # noqa: E402  (the kit's code: below every grade a qrels file can hold)
 
 
 def rbp_weights(p: float, depth: int) -> np.ndarray:

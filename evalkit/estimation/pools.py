@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..collection import ABSENT, Collection, JudgedSet
+from evalkit.data.collection import ABSENT, Collection, JudgedSet
 
 __all__ = ["contributing_runs", "run_mask", "pooled_keys", "pool_qrels", "two_strata_qrels"]
 

@@ -1,4 +1,4 @@
-"""The inferred measures by name (sample_eval.pl's, and trec_eval's infAP), computed by :mod:`evalkit.inferred`.
+"""The inferred measures by name (sample_eval.pl's, and trec_eval's infAP), computed by :mod:`evalkit.measures.inferred`.
 
 With sampled qrels (5 columns, a stratum per document, -1 for pooled-but-not-sampled) ``evalkit eval`` and
 ``evalkit.evaluate`` replace NIST's sample_eval.pl; with plain qrels the whole qrels is one stratum.
@@ -6,12 +6,12 @@ With sampled qrels (5 columns, a stratum per document, -1 for pooled-but-not-sam
 
 from __future__ import annotations
 
-from .registry import MeasureFamily, register
+from evalkit.measures.registry import MeasureFamily, register
 
 
 def _inferred(name: str):
     def compute(context, spec):
-        from ..inferred import inferred_measures
+        from evalkit.measures.inferred import inferred_measures
 
         label = name if spec.cutoff is None else f"{name}@{spec.cutoff}"
         return inferred_measures(context.collection, context.qrels, [label])[label]

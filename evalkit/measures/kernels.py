@@ -1,8 +1,8 @@
 """trec_eval-exact measure kernels over grade arrays.
 
 Every kernel takes ``grades[..., topic, rank]`` (usually ``(runs, topics, ranks)``, int32, from
-:meth:`evalkit.collection.Collection.grades`: judged grades >= 0, and the negative codes ``UNSAMPLED``, ``UNJUDGED``
-and ``ABSENT`` of :mod:`evalkit.collection` for pooled-but-unjudged, not-in-the-qrels and past-the-end ranks) and
+:meth:`evalkit.data.collection.Collection.grades`: judged grades >= 0, and the negative codes ``UNSAMPLED``, ``UNJUDGED``
+and ``ABSENT`` of :mod:`evalkit.data.collection` for pooled-but-unjudged, not-in-the-qrels and past-the-end ranks) and
 per-topic counts from the qrels, and returns a ``(runs, topics)`` float64 array. Definitions follow trec_eval 9.0
 (``m_map.c``, ``m_map_cut.c``, ``m_P.c``, ``m_Rprec.c``, ``m_ndcg.c``, ``m_ndcg_cut.c``, ``m_bpref.c``) with
 relevance level 1, and Moffat & Zobel (2008) for RBP.
@@ -23,7 +23,6 @@ from functools import lru_cache
 
 import numpy as np
 
-
 __all__ = [
     "average_precision",
     "precision_at",
@@ -33,6 +32,7 @@ __all__ = [
     "ndcg",
     "bpref",
     "rbp",
+    "graded_rbp",
     "discounts",
 ]
 
@@ -149,7 +149,7 @@ def ndcg(grades: np.ndarray, ideal_gains: np.ndarray, depth: int | None = None) 
     """NDCG (trec_eval ``ndcg``) or NDCG@k (``ndcg_cut_k``, with ``depth``): DCG over the ideal DCG.
 
     ``ideal_gains[topic, i]`` are the judged positive grades sorted descending (see
-    :meth:`evalkit.collection.JudgedSet.ideal_gains`). Without a cut the ideal runs over all relevant documents;
+    :meth:`evalkit.data.collection.JudgedSet.ideal_gains`). Without a cut the ideal runs over all relevant documents;
     with one, both DCG and ideal DCG stop at ``depth``.
     """
     return _safe_divide(dcg(grades, depth), ideal_dcg(ideal_gains, depth))
@@ -199,3 +199,18 @@ def rbp(grades: np.ndarray, p: float, depth: int | None = None, relevance_level:
     _, row, rank = _hits(g >= 0)
     residual = 1.0 - _row_sums(row, weights[rank], lead)
     return score, residual
+
+
+def graded_rbp(grades: np.ndarray, p: float, top_grade: np.ndarray, depth: int | None = None) -> np.ndarray:
+    """Rank-biased precision with graded gains, as trec_eval 10.0's ``rbp`` computes it (m_rbp.c; Moffat & Zobel
+    2008's RBP with a gain in [0, 1] per document): (1 - p) * sum_{i=1}^{n} g_i p^(i-1), g_i the document's grade;
+    on a topic whose highest judged grade ``top_grade`` (shape (topics,)) exceeds 1, the gains are rescaled to
+    g / top_grade (m_rbp.c rescales the topic's gain levels 0..top to [0, 1]). Documents unjudged, absent or judged
+    with a negative grade gain 0 (only rel >= 0 is judged in m_rbp.c). On binary qrels this equals :func:`rbp`."""
+    g = grades if depth is None else grades[..., :depth]
+    lead = g.shape[:-1]
+    weights = (1.0 - p) * p ** np.arange(max(g.shape[-1], 1), dtype=np.float64)
+    scale = np.where(np.asarray(top_grade, np.float64) > 1, np.asarray(top_grade, np.float64), 1.0)
+    gain = np.where(g > 0, g / scale[:, None], 0.0)
+    flat, row, rank = _hits(gain != 0)
+    return _row_sums(row, gain.reshape(-1)[flat] * weights[rank], lead)

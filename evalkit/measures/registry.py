@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-
 __all__ = ["MeasureSpec", "MeasureFamily", "REGISTRY", "parse_measure", "register", "describe_measures"]
 
 _NAME = re.compile(r"^(?P<family>[A-Za-z_]+)(?:\((?P<params>[^)]*)\))?(?:@(?P<cutoff>\d+))?$")
@@ -22,17 +21,18 @@ class MeasureSpec:
     """A parsed measure name: family, parameters and optional rank cut-off."""
 
     family: str
-    params: tuple[tuple[str, float], ...] = ()
+    params: tuple[tuple[str, float | None], ...] = ()
     cutoff: int | None = None
 
     @property
-    def param(self) -> dict[str, float]:
+    def param(self) -> dict[str, float | None]:
         return dict(self.params)
 
     def __str__(self) -> str:
         text = self.family
-        if self.params:
-            text += "(" + ",".join(f"{k}={v:g}" for k, v in self.params) + ")"
+        given = [(k, v) for k, v in self.params if v is not None]
+        if given:
+            text += "(" + ",".join(f"{k}={v:g}" for k, v in given) + ")"
         if self.cutoff is not None:
             text += f"@{self.cutoff}"
         return text
@@ -43,13 +43,13 @@ class MeasureFamily:
     """One family of measures: how its names look and how it is computed.
 
     ``compute(context, spec)`` returns a (runs, topics) array; ``context`` is an
-    :class:`evalkit.evaluation.EvaluationContext`.
+    :class:`evalkit.measures.evaluation.EvaluationContext`.
     """
 
     name: str
     description: str
     compute: Callable
-    params: dict[str, float] = field(default_factory=dict)  # parameter -> default
+    params: dict[str, float | None] = field(default_factory=dict)  # parameter -> default (None: not given)
     cutoff: str = "optional"  # "optional", "required" or "none"
     needs_strata: bool = False
     aliases: tuple[str, ...] = ()
@@ -104,7 +104,8 @@ def describe_measures():
         [
             {
                 "measure": f.name,
-                "parameters": ", ".join(f"{k}={v:g}" for k, v in f.params.items()),
+                "parameters": ", ".join(f"{k}={v:g}" if v is not None else f"{k} (optional)"
+                                        for k, v in f.params.items()),
                 "cut-off": f.cutoff,
                 "needs sampled qrels": f.needs_strata,
                 "description": f.description,

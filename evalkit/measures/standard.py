@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..collection import ABSENT
-from . import kernels
-from .registry import MeasureFamily, register
+from evalkit.data.collection import ABSENT
+from evalkit.measures import kernels
+from evalkit.measures.registry import MeasureFamily, register
 
 
 def _grades(context, spec):
@@ -37,13 +37,24 @@ register(MeasureFamily(
     "Bpref", "bpref, judged documents only (trec_eval bpref). Buckley & Voorhees 2004.",
     lambda c, s: kernels.bpref(c.grades, c.n_relevant, c.n_judged_nonrelevant), cutoff="none",
 ))
+def _rbp(context, spec):
+    rel = spec.param.get("rel")
+    if rel is not None:  # binary: grade >= rel has gain 1
+        return kernels.rbp(context.grades, spec.param["p"], spec.cutoff, relevance_level=int(rel))[0]
+    return kernels.graded_rbp(context.grades, spec.param["p"], context.top_grade, spec.cutoff)
+
+
 register(MeasureFamily(
-    "RBP", "Rank-biased precision, binary gain, persistence p (Moffat & Zobel 2008). Not in trec_eval.",
-    lambda c, s: kernels.rbp(c.grades, s.param["p"], s.cutoff)[0], params={"p": 0.8},
+    "RBP", "Rank-biased precision, persistence p (Moffat & Zobel 2008). RBP(p=x): graded, a document's grade as its "
+    "gain, rescaled to [0, 1] on topics whose grades fall outside it: equals trec_eval 10.0's rbp (-m rbp.p=x; "
+    "trec_eval's default p is 0.9, the kit's 0.8 as ir_measures'). RBP(p=x,rel=r): binary, gain 1 for grade >= r, "
+    "the original definition and the one notebook 04 (Lu et al. 2017) uses. Identical on binary qrels.",
+    _rbp, params={"p": 0.8, "rel": None},
 ))
 register(MeasureFamily(
     "RBPres", "The residual of RBP: the most the score could still grow from unjudged documents and the tail "
-    "beyond the ranking (Moffat & Zobel 2008, Sec. 5).",
+    "beyond the ranking (Moffat & Zobel 2008, Sec. 5). Not trec_eval's rbp_resid, which is 0 on a topic without "
+    "an unjudged document and leaves the tail out then.",
     lambda c, s: kernels.rbp(c.grades, s.param["p"], s.cutoff)[1], params={"p": 0.8},
 ))
 register(MeasureFamily(

@@ -1,1 +1,0 @@
-"""One module a paper: pure functions returning DataFrames, called by the notebooks."""
