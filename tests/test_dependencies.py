@@ -26,6 +26,13 @@ def _requirements(groups=INSTALLED_GROUPS) -> list[Requirement]:
     return [Requirement(d) for d in names]
 
 
+def test_the_build_requirements_have_upper_bounds_too():
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    for requirement in map(Requirement, build):
+        uppers = [s for s in requirement.specifier if s.operator in ("<", "<=", "~=", "==")]
+        assert uppers, f"[build-system] {requirement} has no upper bound"
+
+
 def test_optional_groups_have_upper_bounds_too():
     optional = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     for group, requirements in optional.items():

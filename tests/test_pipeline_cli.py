@@ -213,9 +213,13 @@ def test_a_signal_stops_the_batch_cleans_up_and_keeps_the_previous_outputs(tmp_p
     previous.mkdir(parents=True)
     (previous / MARKER).write_text("{}")
     (previous / "index.html").write_text("previous report")
+    # the batch as a terminal starts it: SIGINT at its default. A test run started in the background by a
+    # non-interactive shell (`cmd &`) inherits SIGINT ignored, and Python then installs no KeyboardInterrupt
+    # handler: Ctrl-C cannot reach such a process, and the test would wait for nothing
     process = subprocess.Popen([*EVALKIT, "notebooks", "run", "--notebooks", str(tmp_path / "nbs"), "--dataset",
                                 str(tmp_path / "coll"), "-p", "pid_file", str(pid_file)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while not pid_file.exists() or not pid_file.read_text():
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()

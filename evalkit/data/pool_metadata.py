@@ -113,8 +113,8 @@ def suggest(collection: Collection) -> dict:
             proposal["judged_pool_priority"] = int(best) if float(best).is_integer() else best
             extra = int((in_data & ~chosen).sum())
             why += (f"; the {int(chosen.sum())} runs of pool_priority <= {proposal['judged_pool_priority']} are all "
-                    f"among them" + (f" ({extra} other run(s) are complete by chance and are left out)" if extra
-                                     else ""))
+                    f"among them" + (f" ({extra} other {'run is' if extra == 1 else 'runs are'} complete by chance "
+                                     f"and left out)" if extra else ""))
     return {"collection.json": proposal, "why": why}
 
 
