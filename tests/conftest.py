@@ -1,4 +1,5 @@
-"""Shared fixtures: a small random collection with graded, negative and missing judgments; TREC-8 when present."""
+"""Shared fixtures: a small random collection with graded, negative and missing judgments; the simulator's shallow
+and tiny collections as TREC files; TREC-8 when present."""
 
 from __future__ import annotations
 
@@ -60,6 +61,33 @@ def trec8():
     from evalkit.data.datasets import load_directory
 
     return load_directory(TREC8, name="trec8")
+
+
+@pytest.fixture(scope="session")
+def simulated_folders(tmp_path_factory):
+    """The simulator's shallow collection (depth-7 pools of one run per group, grades 0/1/2, 30 topics; 40 runs:
+    the preset's 143 take longer) and the tiny one (3 runs, 5 string-id topics), written once as TREC files."""
+    from evalkit.data.simulator import write_collection
+
+    root = tmp_path_factory.mktemp("simulated")
+    return {"shallow": write_collection(root / "shallow", "shallow", n_runs=40, depth=50),
+            "tiny": write_collection(root / "tiny", "tiny")}
+
+
+@pytest.fixture(scope="module")
+def shallow(simulated_folders):
+    """The shallow collection loaded through the front door (a module's own copy: no state shared between
+    modules). A module that needs other sizes defines its own ``shallow``."""
+    from evalkit.data.datasets import load_dataset
+
+    return load_dataset(str(simulated_folders["shallow"]))
+
+
+@pytest.fixture(scope="module")
+def tiny(simulated_folders):
+    from evalkit.data.datasets import load_dataset
+
+    return load_dataset(str(simulated_folders["tiny"]))
 
 
 SCREENSHOTS = pytest.StashKey[list]()  # "test id: path" of the screenshots the browser tests took

@@ -54,22 +54,7 @@ def test_gain_profile_uses_judged_gains_where_known(data):
 # ------------------------------------------------------------------------------------------ issues 26-28
 
 
-@pytest.fixture(scope="module")
-def shallow(tmp_path_factory):
-    """The simulator's shallow collection (depth-7 pools, 30 topics, grades 0/1/2; 40 runs to keep it quick)."""
-    from evalkit.data.datasets import load_dataset
-    from evalkit.data.simulator import write_collection
-
-    return load_dataset(str(write_collection(tmp_path_factory.mktemp("shallow") / "c", "shallow", n_runs=40,
-                                             depth=50)))
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    from evalkit.data.datasets import load_dataset
-    from evalkit.data.simulator import write_collection
-
-    return load_dataset(str(write_collection(tmp_path_factory.mktemp("tiny") / "c", "tiny")))
+# the shallow and tiny collections: tests/conftest.py
 
 
 def test_scaled_persistence_keeps_the_papers_tail():

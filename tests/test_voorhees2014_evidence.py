@@ -113,21 +113,7 @@ def test_score_shift_and_accuracy_with_gold_r(unretrieved):
 # ------------------------------------------------------------------------------------------ parameters
 
 
-@pytest.fixture(scope="module")
-def folders(tmp_path_factory):
-    root = tmp_path_factory.mktemp("v14")
-    return {"shallow": write_collection(root / "shallow", "shallow", n_runs=40, depth=50),
-            "tiny": write_collection(root / "tiny", "tiny")}
-
-
-@pytest.fixture(scope="module")
-def shallow(folders):
-    return evalkit.load_dataset(str(folders["shallow"]))
-
-
-@pytest.fixture(scope="module")
-def tiny(folders):
-    return evalkit.load_dataset(str(folders["tiny"]))
+# the shallow and tiny collections: tests/conftest.py
 
 
 @pytest.mark.parametrize("given, parameter", [

@@ -14,9 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import evalkit
 from evalkit.claims import claims_frame, grade_frame, rules
-from evalkit.data.simulator import write_collection
 from evalkit.papers import yilmaz2008 as y
 from evalkit.papers.needs import NeedsNotMet
 from evalkit.stats import Interval
@@ -30,23 +28,7 @@ def _graded(claims, collection) -> pd.DataFrame:
     return grade_frame(claims_frame(claims), _context(collection))
 
 
-@pytest.fixture(scope="module")
-def folders(tmp_path_factory):
-    """The shallow collection (depth-7 pools of one run per group, grades 0/1/2, 30 topics; 40 runs: the preset's
-    143 take longer) and the tiny one (3 runs, 5 string-id topics), written as TREC files."""
-    root = tmp_path_factory.mktemp("collections")
-    return {"shallow": write_collection(root / "shallow", "shallow", n_runs=40, depth=50),
-            "tiny": write_collection(root / "tiny", "tiny")}
-
-
-@pytest.fixture(scope="module")
-def shallow(folders):
-    return evalkit.load_dataset(str(folders["shallow"]))
-
-
-@pytest.fixture(scope="module")
-def tiny(folders):
-    return evalkit.load_dataset(str(folders["tiny"]))
+# the shallow and tiny collections (and their folders, simulated_folders): tests/conftest.py
 
 
 # ------------------------------------------------------------------------------- degenerate designs
@@ -366,7 +348,7 @@ def _outputs(path) -> str:
 
 @pytest.mark.notebooks
 @pytest.mark.parametrize("name", ["shallow", "tiny"])
-def test_notebook_runs_with_every_parameter_off_its_default(name, folders, shallow, tiny, tmp_path):
+def test_notebook_runs_with_every_parameter_off_its_default(name, simulated_folders, shallow, tiny, tmp_path):
     """Every parameter of the notebook set away from its default on the shallow and tiny collections: the notebook
     runs (fast sizes), its plan line names the values used, and its sentences state their tables' numbers."""
     from evalkit.batch.pipeline import NOTEBOOK_DIR, run_notebook
@@ -378,7 +360,7 @@ def test_notebook_runs_with_every_parameter_off_its_default(name, folders, shall
                   "sweep_trials": 2, "figure2_depths": [2, 1], "figure2_trials": 2, "ratio": [2.0, 1.0, 1.0],
                   "variance_form": y.PAPER_FORM, "ndcg_cutoff": 5, "scheduler": "serial", "preset": "class"}
     target = tmp_path / "01.ipynb"
-    run_notebook(NOTEBOOK_DIR / "01_yilmaz2008_inferred_ap_ndcg.ipynb", target, dataset=str(folders[name]),
+    run_notebook(NOTEBOOK_DIR / "01_yilmaz2008_inferred_ap_ndcg.ipynb", target, dataset=str(simulated_folders[name]),
                  fast=True, extra_parameters=parameters)
     text = _outputs(target)
     assert "Traceback" not in text
