@@ -93,6 +93,19 @@ def _underscore_in(data: bytes, fields: "Fields", column: int) -> bool:
     return bool((where[inside] < ends[after[inside]]).any())
 
 
+def _regular_numbers(data: bytes, width: int, number_column: int) -> Fields | None:
+    """:func:`regular_fields` of a file that is neither empty, blank nor holding a NUL, and whose
+    ``number_column`` (the qrels' grade, the run's score) holds no '_': C's atol/atof stop at it (2_0 reads 2)
+    where numpy and Python read on (20), so such a file goes to the general reader, which refuses the field
+    naming its line. None for any file the span reader does not take."""
+    if not data or data.isspace() or b"\x00" in data:
+        return None
+    fields = regular_fields(data, width)
+    if fields is None or _underscore_in(data, fields, number_column):
+        return None
+    return fields
+
+
 def regular_fields(data: bytes, width: int) -> Fields | None:
     """The spans of a regular file's ``width`` fields (module notes), or None for any other file (the general
     reader then reads it). Vectorized over the lines: one scan of the bytes for the delimiters and line ends, which
@@ -455,13 +468,9 @@ def read_qrels(path: os.PathLike | str, *, source: list | None = None, spread: i
     built). ``spread``: the table's slots per pair (see :class:`QrelsTable`)."""
     source = source if source is not None else list(read_input(path))
     name, data = source
-    if not data or data.isspace() or b"\x00" in data:
-        return None
-    fields = regular_fields(data, 4)
+    fields = _regular_numbers(data, 4, 3)
     if fields is None:
         return None
-    if _underscore_in(data, fields, 3):
-        return None  # a grade such as 1_0 (atol reads 1, numpy 10): the general reader refuses it naming its line
     grades = parse_integers(fields.raw, *fields.span(3))
     if grades is None:
         return None
@@ -508,13 +517,9 @@ def read_run(path: os.PathLike | str, qrels: Qrels | None = None, source: list |
         return None
     source = source if source is not None else list(read_input(path))
     name, data = source
-    if not data or data.isspace() or b"\x00" in data:
-        return None
-    fields = regular_fields(data, 6)
+    fields = _regular_numbers(data, 6, 4)
     if fields is None:
         return None
-    if _underscore_in(data, fields, 4):
-        return None  # a score such as 2_0 (atof reads 2, Python 20): the general reader refuses it naming its line
     scores = parse_floats(data, fields.raw, *fields.span(4))
     if scores is None:
         return None
