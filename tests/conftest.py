@@ -4,6 +4,9 @@ and tiny collections as TREC files; TREC-8 when present."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +45,25 @@ def random_collection(seed: int = 0, n_runs: int = 6, n_topics: int = 7, depth: 
         q_rows += [(topic, docnos[d], int(g)) for d, g in zip(judged, grades)]
     qrels = Qrels.from_frame(pd.DataFrame(q_rows, columns=["topic", "docno", "grade"]))
     return Collection.from_runs(runs, qrels, name=f"random{seed}")
+
+
+def stalled_cache_save(folder, cache: Path) -> subprocess.Popen:
+    """A process loading ``folder`` with its cache under ``cache`` that stops in the middle of the save (after
+    writing docs.npy, having printed "writing"), for a test to signal or kill there."""
+    code = f"""
+        import time, evalkit.data.cache as c
+        real = c.Path.write_bytes
+        def slow(self, data):
+            real(self, data)
+            if self.name == "docs.npy":
+                print("writing", flush=True)
+                time.sleep(600)
+        c.Path.write_bytes = slow
+        from evalkit.data.datasets import load_directory
+        load_directory({str(folder)!r})
+        """
+    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "EVALKIT_CACHE": str(cache)})
 
 
 @pytest.fixture(scope="session")

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from batch_helpers import run_cli, visible_lines, write_collection, write_notebook
+from conftest import stalled_cache_save
 from trec_eval_builds import build
 
 from evalkit.errors import listed, one_line, shown
@@ -613,22 +614,7 @@ def test_a_full_disk_while_copying_the_report_assets_is_one_short_line(tmp_path,
 
 
 def test_sigterm_during_the_cache_save_leaves_no_temporary_folder(tmp_path):
-    folder = write_collection(tmp_path / "coll")
-    env = {**os.environ, "EVALKIT_CACHE": str(tmp_path / "cache")}
-    code = f"""
-        import time, evalkit.data.cache as c
-        real = c.Path.write_bytes
-        def slow(self, data):
-            real(self, data)
-            if self.name == "docs.npy":
-                print("writing", flush=True)
-                time.sleep(600)
-        c.Path.write_bytes = slow
-        from evalkit.data.datasets import load_directory
-        load_directory({str(folder)!r})
-        """
-    process = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, env=env)
+    process = stalled_cache_save(write_collection(tmp_path / "coll"), tmp_path / "cache")
     assert process.stdout.readline().strip() == "writing"
     assert [p.name[:5] for p in (tmp_path / "cache").iterdir()] == [".tmp-"]
     process.send_signal(signal.SIGTERM)

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import random_collection
+from conftest import random_collection, stalled_cache_save
 
 import evalkit
 from evalkit.data import cache as cache_module
@@ -202,18 +202,7 @@ def test_killed_save_leaves_nothing_behind_and_concurrent_loads_agree(dataset, t
     """A save killed mid-way (SIGKILL) leaves a temporary folder that the next save removes; two processes loading
     the same dataset at once both succeed with the same numbers and leave one healthy cache."""
     env = {**os.environ, "EVALKIT_CACHE": str(tmp_path / "cache")}
-    stuck = _python(f"""
-        import time, evalkit.data.cache as c
-        real = c.Path.write_bytes
-        def slow(self, data):
-            real(self, data)
-            if self.name == "docs.npy":
-                print("writing", flush=True)
-                time.sleep(600)
-        c.Path.write_bytes = slow
-        from evalkit.data.datasets import load_directory
-        load_directory({str(dataset)!r})
-        """, env=env)
+    stuck = stalled_cache_save(dataset, tmp_path / "cache")
     assert stuck.stdout.readline().strip() == "writing"
     stuck.send_signal(signal.SIGKILL)
     stuck.wait()
