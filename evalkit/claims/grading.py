@@ -47,6 +47,7 @@ from dataclasses import asdict, dataclass, fields
 
 import pandas as pd
 
+from evalkit.claims.rules import RATINGS
 from evalkit.data.datasets import last_loaded
 
 __all__ = [
@@ -95,7 +96,6 @@ COLLECTION_ALIASES: tuple[frozenset, ...] = (
 SCOPES = ("paper", "beyond")
 
 _NONFINITE = re.compile(r"(?i)(?<![a-z])(nan|[-+]?inf(inity)?)(?![a-z])")
-_RATINGS = ("yes", "no", "partly", "inconclusive")
 
 
 @dataclass(frozen=True)
@@ -132,8 +132,8 @@ class Claim:
             raise ValueError(f"Claim.kind must be 'value' or 'direction', got {self.kind!r}")
         if self.scope not in SCOPES:
             raise ValueError(f"Claim.scope must be one of {', '.join(SCOPES)}, got {self.scope!r}")
-        if self.agrees and self.agrees not in _RATINGS:
-            raise ValueError(f"Claim.agrees must be one of {', '.join(_RATINGS)} or empty, got {self.agrees!r}")
+        if self.agrees and self.agrees not in RATINGS:
+            raise ValueError(f"Claim.agrees must be one of {', '.join(RATINGS)} or empty, got {self.agrees!r}")
 
 
 COLUMNS = ["paper", "claim", "paper_value", "paper_dataset", "kit_value", "interval", "dataset", "verdict", "agrees",
@@ -196,7 +196,7 @@ def grade(claim, context: dict | None = None) -> dict:
         verdict = ("not rated " + not_rated) if not_rated.startswith("at class size") else f"not rated: {not_rated}"
     elif _NONFINITE.search(text("kit_value")):
         verdict = "not rated: NaN"
-    elif agrees not in _RATINGS:
+    elif agrees not in RATINGS:
         verdict = "not rated"
     elif on_loaded and "n_runs" in context and context["n_runs"] < min_runs:
         verdict = f"withheld: {context['n_runs']} runs (< {min_runs})"

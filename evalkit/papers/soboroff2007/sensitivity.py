@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evalkit.claims.rules import RATINGS
 from evalkit.data.collection import Collection
 from evalkit.judging.relevance_sampling import relevance_sample
 from evalkit.papers.soboroff2007.draws import figure1_draws, logo_draws, map_adequacy, uniform_comparison
@@ -27,7 +28,7 @@ from evalkit.papers.soboroff2007.study import Study
 __all__ = ["sensitivity", "survives", "SWEEP_LABELS", "RATED"]
 
 #: the words of a rating (the others say why a claim is not rated)
-RATED = ("yes", "no", "partly", "inconclusive")
+RATED = RATINGS
 
 #: the sweep's column for each re-graded claim
 SWEEP_LABELS = {
