@@ -20,10 +20,12 @@ a note of what was scaled (printed as one line). The rules every plan follows:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral
 
 import numpy as np
 
 __all__ = [
+    "whole_number",
     "NeedsNotMet",
     "require",
     "Plan",
@@ -261,3 +263,13 @@ def scale_k(k: int, collection, default: int = 10) -> int:
     """``k`` runs: the paper's default is ``min(default, runs)``; a value the user set is kept (check it with
     :func:`require_runs`)."""
     return min(int(k), collection.n_runs) if int(k) == default else int(k)
+
+
+def whole_number(name: str, value, minimum: int) -> int:
+    """A parameter a user set that must be a whole number of at least ``minimum`` (a bool is not one): the value
+    as an int, or a ValueError whose one sentence names the parameter and what it got."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
+    if int(value) < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)

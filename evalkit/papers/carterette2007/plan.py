@@ -16,6 +16,7 @@ from evalkit.papers.needs import (
     require_known_judged_depth,
     require_runs,
     scale_k,
+    whole_number,
 )
 
 __all__ = ["plan", "SCHEDULERS"]
@@ -26,14 +27,6 @@ SCHEDULERS = ("local", "serial", "dask")
 #: the sizes of :data:`~evalkit.papers.carterette2007.presets.PRESETS` and their least value (0: skip that part)
 _SIZES = {"trials": 1, "prior_trials": 0, "cv_trials": 0, "strength_trials": 0, "second_opinion_trials": 0,
           "widget_trials": 1, "diagnostics_trials": 1, "moment_samples": 100, "variance_samples": 100}
-
-
-def _integer(name: str, value, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
-    if int(value) < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
 
 
 def _positive(name: str, value) -> float:
@@ -94,15 +87,15 @@ def plan(collection: Collection, k: int = PAPER_K, c: int = PAPER_C, depth: int 
     else:
         values = {"trials": trials, "prior_trials": prior_trials, "strength_trials": strength_trials,
                   "widget_trials": widget_trials, "max_judgments": max_judgments}
-    checked = {name: _integer(name, values[name], least) for name, least in _SIZES.items() if name in values}
+    checked = {name: whole_number(name, values[name], least) for name, least in _SIZES.items() if name in values}
     if values.get("max_judgments") is not None:
-        checked["max_judgments"] = _integer("max_judgments", values["max_judgments"], 1)
+        checked["max_judgments"] = whole_number("max_judgments", values["max_judgments"], 1)
     else:
         checked["max_judgments"] = None
     if "strengths" in values:
         checked["strengths"] = check_strengths(values["strengths"])
-    k, c, depth, seed = (_integer("k", k, 2), _integer("c", c, 1), _integer("depth", depth, 1),
-                         _integer("seed", seed, 0))
+    k, c, depth, seed = (whole_number("k", k, 2), whole_number("c", c, 1), whole_number("depth", depth, 1),
+                         whole_number("seed", seed, 0))
     if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0.5 < float(alpha) < 1.0:
         raise ValueError(f"alpha must be a number in (0.5, 1) (MTC and RTC stop at confidence alpha), got {alpha!r}")
     prior = check_prior(prior)

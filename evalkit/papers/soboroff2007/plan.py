@@ -5,7 +5,7 @@ degenerate there (:func:`degenerate_checks`)."""
 from __future__ import annotations
 
 import math
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from evalkit.papers.needs import (
     require_judged_runs,
     require_topics,
     scale_depth,
+    whole_number,
 )
 from evalkit.papers.soboroff2007.presets import PRESETS
 
@@ -33,14 +34,6 @@ MAX_DEGENERATE_SHARE = 0.8
 MIN_TOPICS_A_SIDE = 3
 #: the rate at or above which a topic is "represented by a nearly 100% sample" (the paper's words)
 NEAR_FULL_RATE = 0.9
-
-
-def _integer(name: str, value, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
-    if int(value) < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
 
 
 def _real(name: str, value, low: float, high: float | None, what: str) -> float:
@@ -142,19 +135,19 @@ def plan(collection: Collection, phase1_depth: int = DEFAULTS["phase1_depth"], n
     if sizes is not None:
         n_subsamples, n_draws, logo_draws = sizes["n_subsamples"], sizes["n_draws"], sizes["logo_draws"]
         for key in ("sensitivity_draws", "sensitivity_logo_draws"):
-            _integer(key, sizes[key], 1)
-        _integer("sensitivity_subsamples", sizes["sensitivity_subsamples"], 2)
+            whole_number(key, sizes[key], 1)
+        whole_number("sensitivity_subsamples", sizes["sensitivity_subsamples"], 2)
         slopes = sizes["sensitivity_slopes"]
         if isinstance(slopes, (str, bytes)) or not hasattr(slopes, "__iter__") or not len(list(slopes)):
             raise ValueError(f"sensitivity_slopes must be a non-empty list of slopes > 0, got {slopes!r}")
         for s in slopes:
             _real("sensitivity_slopes", s, 0.0, None, "> 0 (each slope of the sweep)")
-    phase1_depth = _integer("phase1_depth", phase1_depth, 1)
-    n_subsamples = _integer("n_subsamples", n_subsamples, 2)
-    n_draws = _integer("n_draws", n_draws, 1)
-    logo_draws = _integer("logo_draws", logo_draws, 1)
-    budget = _integer("budget", budget, 1)
-    _integer("seed", seed, 0)
+    phase1_depth = whole_number("phase1_depth", phase1_depth, 1)
+    n_subsamples = whole_number("n_subsamples", n_subsamples, 2)
+    n_draws = whole_number("n_draws", n_draws, 1)
+    logo_draws = whole_number("logo_draws", logo_draws, 1)
+    budget = whole_number("budget", budget, 1)
+    whole_number("seed", seed, 0)
     rpt = _real("rpt", rpt, 0.0, 1.0, "in (0, 1) (new relevant documents wanted per judgment)")
     slope = _real("slope", slope, 0.0, None, f"> 0 (the fall of P(rel) per {phase1_depth} ranks)")
 
