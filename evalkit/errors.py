@@ -16,6 +16,9 @@ class TrecFormatError(ValueError):
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {problem}")
 
+    def __reduce__(self):  # pickled whole (a worker process sends its error back): rebuilt from its three parts
+        return (type(self), (self.path, self.line, self.problem))
+
 
 # -- messages: one line, a few hundred characters at most, whatever the input holds ------------------------------
 

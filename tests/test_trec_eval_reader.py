@@ -19,6 +19,7 @@ from trec_eval_builds import build
 from evalkit.errors import TrecFormatError
 from evalkit.trec_eval import cli as trec_eval_cli
 from evalkit.trec_eval import reader as trec_eval_reader
+from evalkit.trec_eval import workers as trec_eval_workers
 from evalkit.trec_eval.rankings import read_qrels
 
 OPTIONS = [["official"], ["all_trec"]]
@@ -152,7 +153,8 @@ def test_runs_are_parsed_while_the_qrels_are_read_and_errors_keep_their_order(tm
 
     monkeypatch.setattr(trec_eval_reader, "read_run", read_run)
     monkeypatch.setattr(trec_eval_reader, "read_qrels", read_qrels_after_a_run)
-    monkeypatch.setattr(trec_eval_cli, "_usable_cpus", lambda: 2)
+    monkeypatch.setattr(trec_eval_workers, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(trec_eval_workers, "how_to_share", lambda paths: "threads")  # (not Linux, or a threaded caller)
     assert trec_eval_cli.evaluate_files(qrels, runs, ["all_trec"], reader="spans") == expected
     assert waited == [True]
 
@@ -171,13 +173,95 @@ def test_runs_are_parsed_while_the_qrels_are_read_and_errors_keep_their_order(tm
         trec_eval_cli.evaluate_files(qrels, [runs[0], missing, bad_score] + runs[3:], reader="spans")
 
 
+
+def _bad_files(tmp_path, qrels, runs):
+    bad_qrels = tmp_path / "bad_qrels"
+    bad_qrels.write_text(qrels.read_text() + "9 0 onlyfour\n")
+    missing, bad_score = tmp_path / "missing", tmp_path / "bad_score"
+    lines = runs[2].read_text().splitlines()
+    fields = lines[3].split()
+    fields[4] = "0x1p3"
+    bad_score.write_text("\n".join(lines[:3] + [" ".join(fields)] + lines[4:]) + "\n")
+    return bad_qrels, missing, bad_score
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="runs are scored in forked processes on Linux")
+def test_several_runs_are_scored_in_forked_processes_and_errors_keep_their_order(tmp_path, monkeypatch):
+    """With two CPUs, runs 0, 2, 4 are scored in this process and 1, 3, 5 in a forked one (their pids show it);
+    the text is the general reader's, in the runs' order. Errors come as one after another would raise them: the
+    qrels' first, then the first bad run in order, whichever process met it."""
+    import os
+
+    qrels, runs = write_collection(tmp_path, 5, n_runs=6)
+    expected = trec_eval_cli.evaluate_files(qrels, runs, ["all_trec"], reader="general")
+    monkeypatch.setattr(trec_eval_workers, "usable_cpus", lambda: 2)
+    assert trec_eval_workers.how_to_share(runs) == "fork"
+    assert trec_eval_workers.how_to_share(runs[:1]) is None and trec_eval_workers.how_to_share(["-"] + runs[1:]) == "threads"
+    pids = tmp_path / "pids"
+    run_read = trec_eval_reader.read_run
+
+    def read_run(path, *args, **kwargs):
+        with open(pids, "a") as out:
+            out.write(f"{path.name if hasattr(path, 'name') else path} {os.getpid()}\n")
+        return run_read(path, *args, **kwargs)
+
+    monkeypatch.setattr(trec_eval_reader, "read_run", read_run)
+    assert trec_eval_cli.evaluate_files(qrels, runs, ["all_trec"], reader="spans") == expected
+    by_run = dict(line.split() for line in pids.read_text().splitlines())
+    assert {by_run[r.name] for r in runs[0::2]} == {str(os.getpid())}
+    assert len({by_run[r.name] for r in runs[1::2]}) == 1 and by_run[runs[1].name] != str(os.getpid())
+
+    bad_qrels, missing, bad_score = _bad_files(tmp_path, qrels, runs)
+    with pytest.raises(TrecFormatError, match="bad_qrels:"):
+        trec_eval_cli.evaluate_files(bad_qrels, [runs[0], missing, bad_score] + runs[3:], reader="spans")
+    # index 1 is the worker's, index 2 this process's: the earlier one raises either way round
+    with pytest.raises(TrecFormatError, match="bad_score:4: score '0x1p3'"):
+        trec_eval_cli.evaluate_files(qrels, [runs[0], bad_score, missing] + runs[3:], reader="spans")
+    with pytest.raises(TrecFormatError, match="missing: cannot read"):
+        trec_eval_cli.evaluate_files(qrels, [runs[0], missing, bad_score] + runs[3:], reader="spans")
+    with pytest.raises(TrecFormatError, match="missing: cannot read"):
+        trec_eval_cli.evaluate_files(qrels, runs[:5] + [missing], reader="spans")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="runs are scored in forked processes on Linux")
+def test_a_worker_that_dies_has_its_runs_scored_by_the_command(tmp_path, monkeypatch):
+    """A forked worker killed before it sends its results (here: it exits at its first run) costs time, not text:
+    its runs are scored in the command's own process, and no worker is left behind."""
+    import os
+
+    qrels, runs = write_collection(tmp_path, 6, n_runs=5)
+    expected = trec_eval_cli.evaluate_files(qrels, runs, ["all_trec"], reader="general")
+    monkeypatch.setattr(trec_eval_workers, "usable_cpus", lambda: 2)
+    parent, run_read = os.getpid(), trec_eval_reader.read_run
+
+    def read_run(*args, **kwargs):
+        if os.getpid() != parent:
+            os._exit(9)
+        return run_read(*args, **kwargs)
+
+    forked, fork = [], os.fork
+
+    def recorded_fork():
+        pid = fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(trec_eval_reader, "read_run", read_run)
+    monkeypatch.setattr(os, "fork", recorded_fork)
+    assert trec_eval_cli.evaluate_files(qrels, runs, ["all_trec"], reader="spans") == expected
+    assert len(forked) == 1
+    with pytest.raises(ChildProcessError):
+        os.waitpid(forked[0], os.WNOHANG)  # the worker was waited for: nothing is left of it
+
+
 def test_one_run_or_one_cpu_keeps_the_errors_order(tmp_path, monkeypatch):
     """Read in this thread, a run is parsed before the qrels (one run's memory peaks lower so), yet a bad qrels file
     is still reported before a run that cannot be read, and the first bad run in order wins."""
     qrels, runs = write_collection(tmp_path, 8, n_runs=3)
     bad_qrels, missing = tmp_path / "bad_qrels", tmp_path / "missing"
     bad_qrels.write_text(qrels.read_text() + "9 0 onlyfour\n")
-    monkeypatch.setattr(trec_eval_cli, "_usable_cpus", lambda: 1)
+    monkeypatch.setattr(trec_eval_workers, "usable_cpus", lambda: 1)
     for paths in ([missing], [runs[0], missing]):
         with pytest.raises(TrecFormatError, match="bad_qrels:"):
             trec_eval_cli.evaluate_files(bad_qrels, paths)

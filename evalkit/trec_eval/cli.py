@@ -5,7 +5,7 @@ qrels-based measures: same lines, same order, same rounding, same exit codes. Se
 qrels; each gets the block trec_eval would print for it alone (with its ``runid`` line), so one process can
 replace a loop of trec_eval processes. Nothing here imports pandas, scipy, matplotlib or pyarrow: the start-up
 cost is Python's and numpy's. Files are read by :mod:`evalkit.trec_eval.reader` (numpy over the bytes); several
-runs are read and scored in threads, the first ones while the qrels are read.
+runs are shared between the usable CPUs (:func:`evalkit.trec_eval.workers.how_to_share`: forked worker processes on Linux, threads elsewhere).
 
 Differences from trec_eval 10.0 (docs/trec_eval.md): a run lacking a qrels topic is scored on the topics it has
 (trec_eval 10.0 exits 4 with "result qid ... not found in qrels"; 9.0.8 scores it as the kit does); a document
@@ -20,6 +20,7 @@ import os
 import sys
 
 from evalkit.errors import TrecFormatError, one_line, shown
+from evalkit.trec_eval import workers
 from evalkit.trec_eval.names import (
     UnknownMeasure,
     cutoff_values,
@@ -59,14 +60,6 @@ def _check_parameters(selection) -> None:
             pair_params(m, params)
 
 
-def _usable_cpus() -> int:
-    """CPUs this process may run on (its affinity: ``taskset -c 0`` makes 1), not the machine's count."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
 def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10.0", ties=None,
                    per_topic=False, summary=True, complete=False, relevance_level=1, max_docs=None,
                    judged_only=False, num_docs_in_coll=0, full_precision=False, reader="auto") -> str:
@@ -75,8 +68,8 @@ def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10
     ``reader``: ``"spans"`` (:mod:`evalkit.trec_eval.reader`: a regular file's fields found as byte spans by
     numpy; other files fall back to the general reader), ``"general"`` (:mod:`evalkit.trec_eval.rankings`' reader,
     which splits every line) or ``"auto"`` (spans). With several runs and more than one usable CPU, the runs are
-    read and scored in threads (numpy releases the GIL), the first ones while the qrels are read; one run is
-    read in this thread alone."""
+    shared between the CPUs (:func:`evalkit.trec_eval.workers.how_to_share`: forked processes once the qrels are read, or threads, the first
+    runs while the qrels are read); one run is read in this thread alone."""
     from evalkit.trec_eval import rankings
     from evalkit.trec_eval.output import OutputOptions, format_run
 
@@ -128,12 +121,16 @@ def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10
     collecting = gc.isenabled()
     gc.disable()  # many short-lived objects, no cycles: the cyclic collector would only rescan them
     try:
-        workers = min(4, _usable_cpus(), len(run_paths))
-        if workers > 1:  # numpy releases the GIL: runs overlap; the text keeps the runs' order
+        how = workers.how_to_share(run_paths)
+        if how == "fork":  # the qrels read here, then each process scores its share of the runs
+            loaded = read_qrels()
+            blocks = workers.forked_blocks(lambda path: block(path, lambda: loaded), run_paths,
+                                           workers.count(run_paths))
+        elif how == "threads":  # numpy releases the GIL: runs overlap; the text keeps the runs' order
             from concurrent.futures import Future, ThreadPoolExecutor
 
             judged_by: Future = Future()  # (qrels, output options), once the qrels are read
-            with ThreadPoolExecutor(workers) as pool:
+            with ThreadPoolExecutor(workers.count(run_paths)) as pool:
                 futures = [pool.submit(block, path, judged_by.result) for path in run_paths]
                 try:
                     try:
