@@ -196,7 +196,8 @@ def test_several_runs_are_scored_in_forked_processes_and_errors_keep_their_order
     expected = trec_eval_cli.evaluate_files(qrels, runs, ["all_trec"], reader="general")
     monkeypatch.setattr(trec_eval_workers, "usable_cpus", lambda: 2)
     assert trec_eval_workers.how_to_share(runs) == "fork"
-    assert trec_eval_workers.how_to_share(runs[:1]) is None and trec_eval_workers.how_to_share(["-"] + runs[1:]) == "threads"
+    assert trec_eval_workers.how_to_share(runs[:1]) is None
+    assert trec_eval_workers.how_to_share(["-"] + runs[1:]) == "threads"
     pids = tmp_path / "pids"
     run_read = trec_eval_reader.read_run
 

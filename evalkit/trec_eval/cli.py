@@ -5,7 +5,8 @@ qrels-based measures: same lines, same order, same rounding, same exit codes. Se
 qrels; each gets the block trec_eval would print for it alone (with its ``runid`` line), so one process can
 replace a loop of trec_eval processes. Nothing here imports pandas, scipy, matplotlib or pyarrow: the start-up
 cost is Python's and numpy's. Files are read by :mod:`evalkit.trec_eval.reader` (numpy over the bytes); several
-runs are shared between the usable CPUs (:func:`evalkit.trec_eval.workers.how_to_share`: forked worker processes on Linux, threads elsewhere).
+runs are shared between the usable CPUs (:mod:`evalkit.trec_eval.workers`: forked worker processes on Linux,
+threads elsewhere).
 
 Differences from trec_eval 10.0 (docs/trec_eval.md): a run lacking a qrels topic is scored on the topics it has
 (trec_eval 10.0 exits 4 with "result qid ... not found in qrels"; 9.0.8 scores it as the kit does); a document
@@ -68,8 +69,8 @@ def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10
     ``reader``: ``"spans"`` (:mod:`evalkit.trec_eval.reader`: a regular file's fields found as byte spans by
     numpy; other files fall back to the general reader), ``"general"`` (:mod:`evalkit.trec_eval.rankings`' reader,
     which splits every line) or ``"auto"`` (spans). With several runs and more than one usable CPU, the runs are
-    shared between the CPUs (:func:`evalkit.trec_eval.workers.how_to_share`: forked processes once the qrels are read, or threads, the first
-    runs while the qrels are read); one run is read in this thread alone."""
+    shared between the CPUs (:func:`evalkit.trec_eval.workers.how_to_share`: forked processes once the qrels are
+    read, or threads, the first runs while the qrels are read); one run is read in this thread alone."""
     from evalkit.trec_eval import rankings
     from evalkit.trec_eval.output import OutputOptions, format_run
 
