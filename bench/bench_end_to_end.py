@@ -11,8 +11,8 @@ Collection build.
   subprocess's own ``VmHWM`` (imports included). The two tables are compared value for value. Then the same with
   each subprocess on one CPU (the kit parses and builds in threads).
 * **First result in a fresh process**: one run file and the qrels, five measures, the whole process timed from
-  outside (start-up and imports included): ``evalkit.evaluate`` to its DataFrame against dicts read in plain Python
-  and ``pytrec_eval``.
+  outside (start-up and imports included): ``evalkit.evaluate(..., as_frame=False)`` to its ScoreTable against
+  dicts read in plain Python and ``pytrec_eval`` (target: ours sooner); a context row to evaluate()'s DataFrame.
 * **Uncached build**: ``Collection.from_runs(the 129 run files, the qrels file)`` (what ``load_dataset("trec8")``
   does without its cache, before deriving the judged runs: the files are parsed inside the build's threads) against
   ``pandas.read_csv`` of the same 129 files, in one process, paired rounds interleaved, and again with the process
@@ -93,6 +93,11 @@ def _side(side: str, folder: Path, out: Path, cpus: set | None = None) -> dict:
 
 _FIRST_RESULT = {
     "ours": """
+import sys
+import evalkit
+table = evalkit.evaluate(sys.argv[1], sys.argv[2:], {measures!r}, ties="float32", as_frame=False)
+""",
+    "ours_frame": """
 import sys
 import evalkit
 frame = evalkit.evaluate(sys.argv[1], sys.argv[2:], {measures!r}, ties="float32")
@@ -192,9 +197,10 @@ def run(rounds: int = ROUNDS, repeat: int = ROUNDS, build_repeat: int = ROUNDS) 
                                "pytrec_eval", "(context)", None, timer + f"; on CPU {min(cpu0)} only"))
 
     # ---- the first result in a fresh process: one run, start-up and imports included
-    from common import paired_processes, run_process
+    from common import compile_kit, paired_processes, run_process
 
     one = [qrels_file, files[0]]
+    compiled = compile_kit()
     scripts = {side: code.format(measures=MEASURES, trec_eval=set(TREC_EVAL.values()))
                for side, code in _FIRST_RESULT.items()}
     pair, _, _ = paired_processes(lambda: run_process([sys.executable, "-c", scripts["ours"], *one]),
@@ -202,9 +208,17 @@ def run(rounds: int = ROUNDS, repeat: int = ROUNDS, build_repeat: int = ROUNDS) 
     results.append(pair.result(
         f"first result in a fresh process: one run ({files[0].name}) and the qrels, 5 measures",
         "dicts read in plain Python + pytrec_eval", "ours sooner (>= 1x)", 1,
-        "the whole process from outside: start-up, imports, reading both files, evaluating (ours to the DataFrame)",
-        "evaluate() returns a pandas DataFrame: pandas (with pyarrow, which pandas 3 imports) alone costs more "
-        "than the peer's whole process"))
+        "the whole process from outside: start-up, imports, reading both files, evaluating; ours: "
+        "evaluate(..., as_frame=False), its ScoreTable of numpy arrays (pandas and pyarrow never imported); the "
+        "peer: pytrec_eval's dicts",
+        "a few plain run files are read and ranked by the trec_eval command's numpy reader and scored by the kit's "
+        f"own kernels (evalkit.measures.plain_files); the same numbers as the collection's path, tested; {compiled}"))
+    pair, _, _ = paired_processes(lambda: run_process([sys.executable, "-c", scripts["ours_frame"], *one]),
+                                  lambda: run_process([sys.executable, "-c", scripts["peer"], *one]), repeat)
+    results.append(pair.result(
+        "the same to evaluate()'s default DataFrame", "dicts read in plain Python + pytrec_eval", "(context)", None,
+        "the whole process from outside, as above; ours to the long pandas DataFrame",
+        f"importing pandas (and pyarrow, which pandas 3 imports) is most of the kit's time here; {compiled}"))
 
     # ---- uncached build against pandas.read_csv, one process, rounds interleaved
     from evalkit.data.collection import Collection

@@ -29,7 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import Result, paired_processes, run_process, trec8_dir
+from common import Result, compile_kit, paired_processes, run_process, trec8_dir
 
 TOOLS = Path(os.environ.get("EVALKIT_TOOLS", Path(__file__).resolve().parents[2] / "shared" / "tools"))
 
@@ -80,11 +80,7 @@ def run(rounds: int = 7) -> list[Result]:
         qrels = data / "qrels.trec8.adhoc.txt"
         one = [qrels, runs[0]]
         timer = "the whole process, started and waited for from outside: start-up, imports, reading the files"
-        import compileall
-
-        import evalkit
-
-        compileall.compile_dir(Path(evalkit.__file__).parent, quiet=1)  # what pip install leaves
+        compiled = compile_kit()
 
         # ---- one run, default measures
         pair, mine, theirs = paired_processes(lambda: run_process([ours_cli, *one]),
@@ -92,8 +88,8 @@ def run(rounds: int = 7) -> list[Result]:
         ours_rss, peer_rss = _peak_rss([ours_cli, *one]), _peak_rss([binary, *one])
         row = pair.result(f"one TREC-8 run ({runs[0].name}), default measures", "trec_eval 10.0",
                           "ours < 0.15 s, < 40 MB", None, timer,
-                          f"same text: {mine == theirs}; the kit's modules compiled to bytecode first (as pip "
-                          f"install leaves them); peak RSS ours {ours_rss:.0f} MB, trec_eval {peer_rss:.0f} MB; "
+                          f"same text: {mine == theirs}; {compiled}; peak RSS ours {ours_rss:.0f} MB, trec_eval "
+                          f"{peer_rss:.0f} MB; "
                           "moonshot: within 2x of trec_eval")
         row.met = row.ours < 0.15 and ours_rss < 40 and mine == theirs
         results.append(row)

@@ -21,7 +21,7 @@ _WHERE = {
     "Qrels": "data.trec_files", "Run": "data.trec_files", "read_qrels": "data.trec_files",
     "read_run": "data.trec_files", "write_qrels": "data.trec_files", "write_run": "data.trec_files",
     "TrecFormatError": "errors", "evaluate": "measures.evaluation", "score_matrix": "measures.evaluation",
-    "describe_measures": "measures", "parse_measure": "measures",
+    "describe_measures": "measures", "parse_measure": "measures", "ScoreTable": "measures.score_table",
 }
 __getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
 
@@ -32,6 +32,7 @@ __all__ = [
     "JudgedSet",
     "Qrels",
     "Run",
+    "ScoreTable",
     "TrecFormatError",
     "describe_measures",
     "evaluate",

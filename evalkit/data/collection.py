@@ -14,7 +14,8 @@
 Grades are ``int32`` (``GRADE_DTYPE``). Judged grades are >= 0, as read from the qrels (up to 2**31 - 1); a
 negative qrels grade means "in the pool, not judged", whatever its value, as in trec_eval (``form_res_rels.c``
 maps every rel < 0 to RELVALUE_UNJUDGED) and sample_eval.pl (-1: pooled, not sampled). Grades looked up for a
-ranking (:meth:`JudgedSet.lookup`, :meth:`Collection.grades`) use three codes besides the judged grades:
+ranking (:meth:`JudgedSet.lookup`, :meth:`Collection.grades`) use three codes besides the judged grades (named in
+:mod:`evalkit.data.grade_codes`):
 
 ``UNSAMPLED``  -1            in the qrels with a negative grade (any negative grade of the file reads as this)
 ``UNJUDGED``   -2**31 + 1    not in the qrels at all
@@ -35,16 +36,13 @@ import pandas as pd
 
 from evalkit.data.build import build_arrays
 from evalkit.data.text_fields import STDIN_NAME
-from evalkit.data.trec_files import GRADE_MAX, GRADE_MIN, Qrels, Run
+from evalkit.data.grade_codes import ABSENT, GRADE_DTYPE, GRADE_MAX, GRADE_MIN, UNJUDGED, UNSAMPLED
+from evalkit.data.ordering import sort_topics
+from evalkit.data.trec_files import Qrels, Run
 
 __all__ = ["Collection", "JudgedSet", "UNSAMPLED", "UNJUDGED", "ABSENT", "GRADE_DTYPE", "GRADE_MIN", "GRADE_MAX",
            "as_grades", "sort_topics"]
 
-GRADE_DTYPE = np.int32
-UNSAMPLED = -1
-UNJUDGED = GRADE_MIN - 1
-ABSENT = GRADE_MIN - 2
-assert ABSENT == np.iinfo(GRADE_DTYPE).min
 
 
 def as_grades(grade, what: str = "grades") -> np.ndarray:
@@ -60,15 +58,6 @@ def as_grades(grade, what: str = "grades") -> np.ndarray:
     if outside.any():
         raise ValueError(f"{what}: {grade[outside][0]!r} is outside the supported range {GRADE_MIN}..{GRADE_MAX}")
     return grade.astype(GRADE_DTYPE)
-
-
-def sort_topics(topics) -> np.ndarray:
-    """Topic ids in natural order: numerically when every id is an integer, else as strings."""
-    topics = np.asarray(sorted(set(map(str, topics))), dtype=object)
-    try:
-        return topics[np.argsort([int(t) for t in topics], kind="stable")]
-    except ValueError:
-        return topics
 
 
 @dataclass(frozen=True)

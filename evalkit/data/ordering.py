@@ -32,3 +32,12 @@ def word_ranks(words: np.ndarray) -> np.ndarray:
         if j + 1 < words.shape[1]:
             ranks = np.unique(ranks, return_inverse=True)[1].reshape(-1)
     return ranks
+
+
+def sort_topics(topics) -> np.ndarray:
+    """Topic ids in natural order: numerically when every id is an integer, else as strings."""
+    topics = np.asarray(sorted(set(map(str, topics))), dtype=object)
+    try:
+        return topics[np.argsort([int(t) for t in topics], kind="stable")]
+    except ValueError:
+        return topics

@@ -63,6 +63,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from evalkit.data.grade_codes import GRADE_MAX, GRADE_MIN  # noqa: F401  (read here; named there)
 from evalkit.data.ordering import segment_then_descending
 from evalkit.data.text_fields import (
     STDIN_NAME,
@@ -339,11 +340,6 @@ def write_run(run: Run, path: os.PathLike | str) -> Path:
 
 # ------------------------------------------------------------------------------------------------ qrels
 
-GRADE_MIN = -(2**31) + 2
-"""The smallest relevance grade read (the two values below it are the kit's internal codes
-:data:`evalkit.data.collection.UNJUDGED` and :data:`evalkit.data.collection.ABSENT`)."""
-GRADE_MAX = 2**31 - 1
-"""The largest relevance grade read (grades are int32; trec_eval's C long could hold more, refused by name)."""
 STRATUM_MAX = 2**31 - 1
 
 _QRELS_FIELDS = "4 columns (topic iter docno rel) or 5 (topic iter docno stratum rel)"

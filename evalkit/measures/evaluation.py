@@ -1,4 +1,5 @@
-"""``evaluate``: measures by name over runs and qrels, as a long DataFrame (what ``evalkit eval`` prints).
+"""``evaluate``: measures by name over runs and qrels, as a long DataFrame (what ``evalkit eval`` prints) or a
+:class:`~evalkit.measures.score_table.ScoreTable` of numpy arrays (``as_frame=False``).
 
 The kit's replacement for trec_eval (and, for sampled qrels, NIST's sample_eval.pl) in a script:
 
@@ -6,6 +7,10 @@ The kit's replacement for trec_eval (and, for sampled qrels, NIST's sample_eval.
 
 Topics follow trec_eval's default: a run is scored on the topics that have judgments and for which it retrieved
 something; the ``all`` row is the mean over those topics.
+
+Importing this module imports neither pandas nor pyarrow (the collection's modules are imported where a call needs
+them): a few plain run files are scored by :mod:`evalkit.measures.plain_files`, and pandas comes in with the
+DataFrame.
 """
 
 from __future__ import annotations
@@ -13,16 +18,21 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
-import pandas as pd
 
-from evalkit.data.collection import Collection, JudgedSet
-from evalkit.data.trec_files import Qrels, Run, read_qrels
 from evalkit.measures import REGISTRY, parse_measure
+from evalkit.measures.registry import PER_RANKING_FAMILIES
+from evalkit.measures.score_table import ScoreTable
 
-__all__ = ["EvaluationContext", "evaluate", "score_matrix", "DEFAULT_MEASURES"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from evalkit.data.collection import Collection, JudgedSet
+    from evalkit.data.trec_files import Qrels, Run
+
+__all__ = ["EvaluationContext", "PER_RANKING_FAMILIES", "ScoreTable", "evaluate", "score_matrix", "DEFAULT_MEASURES"]
 
 DEFAULT_MEASURES = ("AP", "P@10", "Rprec", "nDCG", "nDCG@100", "Bpref", "RBP(p=0.95)")
 
@@ -35,9 +45,6 @@ DEFAULT_MEASURES = ("AP", "P@10", "Rprec", "nDCG", "nDCG@100", "Bpref", "RBP(p=0
 #: 6.6, 6.8 (1.08)
 BLOCK_CELLS = 3 << 16
 
-#: measure families computed from the grades and per-topic qrels statistics alone, one (run, topic) at a time: these
-#: are scored block by block; any other family (the inferred ones, a user's own) sees the whole collection at once
-PER_RANKING_FAMILIES = frozenset({"AP", "P", "R", "Rprec", "nDCG", "Bpref", "RBP", "RBPres", "NumRel", "NumRet"})
 
 #: of those, the families that read no rank beyond their cut-off (``grades[..., :k]``) when they have one
 CUT_FAMILIES = frozenset({"AP", "P", "R", "nDCG", "RBP", "RBPres", "NumRet"})
@@ -135,6 +142,8 @@ def score_matrix(collection: Collection, measure: str, qrels: JudgedSet | Qrels 
 
 
 def _context(collection: Collection, qrels) -> EvaluationContext:
+    from evalkit.data.trec_files import Qrels
+
     if qrels is None:
         judged = collection.qrels
     elif isinstance(qrels, Qrels):
@@ -199,6 +208,8 @@ def _aligned(collection: Collection, qrels) -> JudgedSet:
     if qrels is None:
         return collection.qrels
     if isinstance(qrels, (str, os.PathLike)):
+        from evalkit.data.trec_files import read_qrels
+
         qrels = read_qrels(qrels)
     return _context(collection, qrels).qrels
 
@@ -218,43 +229,6 @@ def _scored(collection: Collection, judged: JudgedSet, measures: Sequence[str]) 
     return values, collection.retrieved & has_judgments[None, :]
 
 
-def _frame(run_names: np.ndarray, topics: np.ndarray, names: list[str], values: np.ndarray, scored: np.ndarray,
-           per_topic: bool) -> pd.DataFrame:
-    """The long table ``run, topic, measure, value``: for each run its per-topic rows (topics in the collection's
-    order, measures in the order asked), then one ``all`` row per measure, the mean over the run's scored topics.
-    Built from index arrays in that order directly (no sort of the table)."""
-    n_measures, n_runs, n_topics = values.shape
-    counts = scored.sum(axis=1)
-    means = np.divide((values * scored[None]).sum(axis=2), counts[None, :], out=np.zeros(values.shape[:2]),
-                      where=counts[None, :] > 0)  # (M, S)
-    per_run_topics = counts if per_topic else np.zeros(n_runs, np.int64)
-    rows_of_run = per_run_topics * n_measures + n_measures
-    run_index = np.repeat(np.arange(n_runs), rows_of_run)
-    is_mean = np.zeros(len(run_index), bool)
-    ends = np.cumsum(rows_of_run)
-    for m in range(n_measures):  # the last n_measures rows of each run: its means
-        is_mean[ends - n_measures + m] = True
-    topic_index = np.zeros(len(run_index), np.int64)
-    measure_index = np.zeros(len(run_index), np.int64)
-    value = np.empty(len(run_index), np.float64)
-    if per_topic:
-        s_idx, t_idx = np.nonzero(scored)  # run-major, topics ascending: the table's order
-        detail = ~is_mean
-        topic_index[detail] = np.repeat(t_idx, n_measures)
-        measure_index[detail] = np.tile(np.arange(n_measures), len(s_idx))
-        value[detail] = values[:, s_idx, t_idx].T.reshape(-1)
-    measure_index[is_mean] = np.tile(np.arange(n_measures), n_runs)
-    value[is_mean] = means.T.reshape(-1)
-    topic_labels = np.concatenate([np.asarray(topics, object), np.asarray(["all"], object)])
-    topic_index[is_mean] = len(topics)
-    return pd.DataFrame({
-        "run": np.asarray(run_names, object)[run_index],
-        "topic": topic_labels[topic_index],
-        "measure": np.asarray(names, object)[measure_index],
-        "value": value,
-    })
-
-
 #: run files read, built and scored together by :func:`evaluate` from files: what it holds at once is one block's
 #: runs and arrays, never every run's (TREC-8's 129 runs in blocks of 32: a peak RSS of 0.36-0.43 GB, imports and
 #: qrels included, against 0.69-0.74 GB in one block; the time is the same)
@@ -267,26 +241,61 @@ def evaluate(
     measures: Sequence[str] = DEFAULT_MEASURES,
     per_topic: bool = True,
     ties: str | None = None,
-) -> pd.DataFrame:
+    as_frame: bool = True,
+) -> pd.DataFrame | ScoreTable:
     """Score runs with measures named in ir_measures' notation; a long DataFrame ``run, topic, measure, value``.
 
-    ``qrels``: a qrels path, a :class:`~evalkit.data.trec_files.Qrels`, aligned :class:`~evalkit.data.collection.JudgedSet`, or None
-    to use the collection's own. ``runs``: run file paths, :class:`~evalkit.data.trec_files.Run` objects, or a
-    :class:`~evalkit.data.collection.Collection`. Per-topic rows come first for each run (topics in the collection's
-    order), then an ``all`` row with the mean over the topics the run was scored on (trec_eval's default).
-    Sampled qrels (5 columns) enable the inferred measures ``infAP``, ``infNDCG@k``, ``infP@k`` and ``infR``.
+    ``qrels``: a qrels path, a :class:`~evalkit.data.trec_files.Qrels`, aligned
+    :class:`~evalkit.data.collection.JudgedSet`, or None to use the collection's own. ``runs``: run file paths,
+    :class:`~evalkit.data.trec_files.Run` objects, or a :class:`~evalkit.data.collection.Collection`. Per-topic rows
+    come first for each run (topics in the collection's order), then an ``all`` row with the mean over the topics
+    the run was scored on (trec_eval's default). Sampled qrels (5 columns) enable the inferred measures ``infAP``,
+    ``infNDCG@k``, ``infP@k`` and ``infR``.
 
-    Runs given as files (or :class:`~evalkit.data.trec_files.Run` objects) are read, built and scored ``RUNS_PER_BLOCK`` at a
-    time against the same qrels, so memory stays bounded by a block: the numbers are those of one collection of
-    every run (a run's scores depend only on it and the qrels; its topics are the qrels' topics either way).
+    Runs given as files (or :class:`~evalkit.data.trec_files.Run` objects) are read, built and scored
+    ``RUNS_PER_BLOCK`` at a time against the same qrels, so memory stays bounded by a block: the numbers are those
+    of one collection of every run (a run's scores depend only on it and the qrels; its topics are the qrels' topics
+    either way). A few plain run files (at most :data:`evalkit.measures.plain_files.MOST_RUNS`) scored by the
+    per-ranking families are read without pandas or pyarrow (:mod:`evalkit.measures.plain_files`): the same
+    kernels on the same grades, so the same numbers bit for bit (tested against this path).
 
     ``ties``: how runs read here order equal scores. ``"float64"`` (the default) equals trec_eval 10.0 (scores
     compared as C doubles); ``"float32"`` equals trec_eval 9.0.8 and pytrec_eval-terrier (C floats: scores
     equal in single precision tie and are ordered by docno). A :class:`Collection` keeps the order it was built
     with (``collection.metadata["ties"]``); asking for another is an error, not a silent no-op.
+
+    ``as_frame=False``: the :class:`~evalkit.measures.score_table.ScoreTable` (numpy arrays: values, which cells
+    are scored, means; ``.to_frame()`` gives the DataFrame), without importing pandas when the files take the
+    plain path: a fresh process's first result comes sooner.
     """
     if isinstance(measures, str):
         measures = [measures]
+    table = None
+    paths = _plain_paths(qrels, runs)
+    if paths is not None:
+        from evalkit.measures import plain_files
+
+        table = plain_files.score_files(qrels, paths, measures, ties or "float64", per_topic)
+    if table is None:
+        table = _collection_table(qrels, runs, measures, per_topic, ties)
+    return table.to_frame() if as_frame else table
+
+
+def _plain_paths(qrels, runs) -> list | None:
+    """``runs`` as a list of paths when ``qrels`` is a path and every run is one, else None."""
+    if not isinstance(qrels, (str, os.PathLike)):
+        return None
+    runs = [runs] if isinstance(runs, (str, os.PathLike)) else runs
+    if not isinstance(runs, (list, tuple)) or not all(isinstance(r, (str, os.PathLike)) for r in runs):
+        return None
+    return list(runs)
+
+
+def _collection_table(qrels, runs, measures, per_topic: bool, ties: str | None) -> ScoreTable:
+    """The :class:`ScoreTable` through collections: the given one, or runs built ``RUNS_PER_BLOCK`` at a time."""
+    from evalkit.data.collection import Collection
+    from evalkit.data.trec_files import Run, read_qrels
+
     if isinstance(runs, Collection):
         built = runs.metadata.get("ties", "float64")
         if ties is not None and ties != built:
@@ -296,7 +305,7 @@ def evaluate(
     if isinstance(runs, Collection):
         judged = _aligned(runs, qrels)
         values, scored = _scored(runs, judged, measures)
-        return _frame(runs.run_names, runs.topics, names, values, scored, per_topic)
+        return ScoreTable(runs.run_names, runs.topics, names, np.where(scored[None], values, 0.0), scored, per_topic)
     if qrels is None:
         raise ValueError("evaluate needs qrels unless runs is a Collection")
     if isinstance(qrels, (str, os.PathLike)):
@@ -316,5 +325,6 @@ def evaluate(
         scored.append(block_scored)
         topics, offset = collection.topics, offset + len(block)
         del collection
-    return _frame(np.concatenate(run_names), topics, names, np.concatenate(values, axis=1),
-                  np.concatenate(scored), per_topic)
+    values, scored = np.concatenate(values, axis=1), np.concatenate(scored)
+    return ScoreTable(np.concatenate(run_names), topics, names, np.where(scored[None], values, 0.0), scored,
+                      per_topic)

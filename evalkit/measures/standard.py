@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evalkit.data.collection import ABSENT
+from evalkit.data.grade_codes import ABSENT
 from evalkit.measures import kernels
 from evalkit.measures.registry import MeasureFamily, register
 

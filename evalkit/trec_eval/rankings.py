@@ -27,6 +27,7 @@ import re
 import sys
 import numpy as np
 
+from evalkit.data.grade_codes import GRADE_MIN  # any lower grade is refused by name
 from evalkit.data.ordering import segment_then_descending
 from evalkit.errors import TrecFormatError, shown
 
@@ -37,7 +38,6 @@ RELVALUE_UNJUDGED = -2  # in the qrels with a negative relevance: pooled, not ju
 PAD = np.iinfo(np.int64).min  # past the end of a topic's ranking: below every code and every relevance
 TIE_MODES = ("float64", "float32")
 LEVEL_CELLS = 1 << 20  # topics x (highest grade + 1): trec_eval's per-grade counts (rel_levels), kept dense
-GRADE_MIN = -(2**31) + 2  # as evalkit.data.trec_files.GRADE_MIN: any lower grade is refused by name
 _DECIMAL = re.compile(rb"[+-]?[0-9]+")
 _WHITESPACE = np.zeros(256, bool)
 _WHITESPACE[[9, 10, 11, 12, 13, 32]] = True  # C isspace

@@ -509,10 +509,13 @@ class WordRun:
         return self.topics, self.topic_ids, grades, kept
 
 
-def read_run(path: os.PathLike | str, qrels: Qrels | None = None, source: list | None = None) -> WordRun | None:
+def read_run(path: os.PathLike | str, qrels: Qrels | None = None, source: list | None = None,
+             uniform_tag: bool = False) -> WordRun | None:
     """A regular run file (module notes) without a repeated (topic, docno), read by spans; None for any other
     (read it the general way). With ``qrels`` whose table is unusable, None as well. ``source`` as for
-    :func:`read_qrels` (the bytes are dropped from it when the run is read)."""
+    :func:`read_qrels` (the bytes are dropped from it when the run is read). ``uniform_tag``: None as well for a
+    run whose tag is not the same on every line (trec_eval prints the last line's; the kit's collections then name
+    the run after its file)."""
     if qrels is not None and not qrels_table(qrels).usable:
         return None
     source = source if source is not None else list(read_input(path))
@@ -529,5 +532,9 @@ def read_run(path: os.PathLike | str, qrels: Qrels | None = None, source: list |
         return None  # path names both lines, or reads the run exactly if the pairs only collided
     starts, ends = fields.span(5)
     runid = data[starts[-1]:ends[-1]].decode(errors="replace")  # the printed runid is the last line's
+    if uniform_tag:
+        tags = padded_words(fields.raw, starts, ends)
+        if not (tags == tags[-1]).all():
+            return None
     source[1] = None
     return WordRun(name, topics, topic_ids, scores, words, runid)
