@@ -86,12 +86,55 @@ def main(argv: list[str]) -> int:
             f"{cell(r.peer_cpu)} | {'' if r.ratio is None else f'{r.ratio:.1f}x'} | {r.rounds or ''} | {r.target} | "
             f"{'yes' if r.met else 'no' if r.met is not None else ''} | {r.timer} | {r.load} | {r.note} |"
         )
-    if not argv:
-        (HERE / "RESULTS.md").write_text("\n".join(lines) + "\n")
+    if not argv:  # every module ran: RESULTS.md and the README's summary are written whole, together
+        text = "\n".join(lines) + "\n"
+        readme = HERE.parent / "README.md"
+        _write_whole(readme, with_summary(readme.read_text(), text))
+        _write_whole(HERE / "RESULTS.md", text)
     print("\n".join(lines))
     if failed:
         print(f"bench: {len(failed)} module(s) failed: {', '.join(failed)}", file=sys.stderr)
     return 1 if failed else 0
+
+
+README_START = "<!-- written by make bench from bench/RESULTS.md: do not edit by hand -->"
+README_END = "<!-- end of make bench's summary -->"
+
+
+def results_rows(results_md: str) -> list[dict]:
+    """RESULTS.md's table as one dict per row, keyed by its header's column names."""
+    lines = results_md.splitlines()
+    header = next(line for line in lines if line.startswith("| suite |"))
+    columns = [c.strip() for c in header.strip("|").split("|")]
+    return [dict(zip(columns, (c.strip() for c in line.strip("|").split("|")))) for line in lines
+            if line.startswith("| ") and not line.startswith("| suite |")]
+
+
+def summary(results_md: str) -> str:
+    """The README's summary of RESULTS.md: its first line (date, machine, load) and every row with a target (not
+    the context rows), figures copied as RESULTS.md prints them."""
+    measured = next(line for line in results_md.splitlines() if line.startswith("Measured "))
+    out = [README_START, "", measured.split(". Ratio = ")[0] + ". Every figure, its peer and what is inside its "
+           "timer: [bench/RESULTS.md](bench/RESULTS.md).", "",
+           "| suite | benchmark | evalkit (s) | peer | peer (s) | ratio | target | met |", "|---|---|---|---|---|---|---|---|"]
+    for row in results_rows(results_md):
+        if row.get("target", "") in ("", "-", "(context)") or not row.get("met"):
+            continue
+        out.append(f"| {row['suite']} | {row['benchmark']} | {row['evalkit (s)']} | {row['peer']} | "
+                   f"{row['peer (s)']} | {row['ratio']} | {row['target']} | {row['met']} |")
+    return "\n".join(out + ["", README_END])
+
+
+def with_summary(readme: str, results_md: str) -> str:
+    """``readme`` with the text between its summary markers replaced by :func:`summary` of ``results_md``."""
+    start, end = readme.index(README_START), readme.index(README_END) + len(README_END)
+    return readme[:start] + summary(results_md) + readme[end:]
+
+
+def _write_whole(path: Path, text: str) -> None:
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
 
 
 if __name__ == "__main__":

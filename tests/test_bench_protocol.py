@@ -105,3 +105,18 @@ def test_results_md_shows_the_protocol_on_every_ratio_row():
         assert cell["evalkit CPU (s)"] and cell["peer CPU (s)"], cell["benchmark"]
         assert cell["inside the timer"] and cell["load"].startswith("load average"), cell["benchmark"]
     assert checked > 0
+
+
+def test_the_readme_s_summary_is_the_last_results_md_s():
+    """make bench writes RESULTS.md and the README's summary together: the README's rows are RESULTS.md's."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_run", BENCH / "run.py")
+    bench_run = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench_run)
+    text = (BENCH / "RESULTS.md").read_text()
+    if "| rounds |" not in text:
+        pytest.skip("bench/RESULTS.md predates the paired protocol: regenerate it with make bench")
+    readme = (BENCH.parent / "README.md").read_text()
+    assert bench_run.with_summary(readme, text) == readme
+    assert "| ratio | target | met |" in readme
