@@ -54,7 +54,8 @@ def main(argv: list[str]) -> int:
         for result in results:
             rows.append((name.removeprefix("bench_"), result))
             ratio = f"{result.ratio:.1f}x" if result.ratio is not None else "-"
-            cpu = "" if result.ours_cpu is None else f" (CPU {result.ours_cpu:.3f} vs {result.peer_cpu:.3f})"
+            cpu = "" if result.ours_cpu is None else f" (CPU {result.ours_cpu:.3f}" + (
+                ")" if result.peer_cpu is None else f" vs {result.peer_cpu:.3f})")
             print(f"  {result.name}: ours {result.ours:.3f}, peer {result.peer if result.peer is None else round(result.peer, 3)}"
                   f" ({result.peer_name}), ratio {ratio}{cpu}, target {result.target}: "
                   f"{'met' if result.met else 'NOT met' if result.met is not None else '-'} {result.note}", flush=True)
