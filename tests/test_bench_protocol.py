@@ -120,3 +120,26 @@ def test_the_readme_s_summary_is_the_last_results_md_s():
     readme = (BENCH.parent / "README.md").read_text()
     assert bench_run.with_summary(readme, text) == readme
     assert "| ratio | target | met |" in readme
+
+
+def test_every_shape_of_row_prints_and_nothing_is_written_for_a_subset(tmp_path, monkeypatch, capsys):
+    """A row with CPU seconds and no peer (an absolute target) once stopped make bench after its first module; a
+    run of named modules prints its table and leaves RESULTS.md and the README alone."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_run", BENCH / "run.py")
+    bench_run = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench_run)
+    (tmp_path / "bench_shapes.py").write_text(
+        "import common\n"
+        "def run():\n"
+        "    return [common.Result('absolute, CPU', 1.0, None, '-', '< 2 s', True, ours_cpu=1.5),\n"
+        "            common.Result('absolute', 1.0, None, '-', '< 2 s', True),\n"
+        "            common.Paired(ours=[(1.0, 1.0)] * 5, peer=[(2.0, 2.0)] * 5, loads=[1.0])"
+        ".result('paired', 'peer', '>= 1x', 1, 'the call')]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(bench_run, "HERE", tmp_path)
+    assert bench_run.main(["shapes"]) == 0
+    printed = capsys.readouterr().out
+    assert "absolute, CPU: ours 1.000" in printed and "(CPU 1.500)" in printed and "| shapes | paired |" in printed
+    assert not (tmp_path / "RESULTS.md").exists()
