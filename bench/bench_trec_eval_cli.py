@@ -121,5 +121,5 @@ def run(rounds: int = 7) -> list[Result]:
         results.append(pair.result(
             "the same, both sides on one CPU", "trec_eval 10.0 (129 processes)", "(context)", None,
             timer + "; every process on CPU " + str(min(cpu0)) + " (sched_setaffinity, as taskset -c)",
-            f"same text: {mine == theirs}; the kit's threads share the one CPU"))
+            f"same text: {mine == theirs}; the kit's worker processes share the one CPU"))
     return results
