@@ -9,8 +9,8 @@ Rows (each the median of paired, interleaved rounds; wall and CPU seconds of eac
   within 2x of trec_eval);
 * one run, ``-q -m all_trec`` (context);
 * 129 runs: ONE kit process given the 129 run files against 129 trec_eval processes one after another (target: at
-  least 6x); and the same with both sides on one CPU (``os.sched_setaffinity``, as ``taskset -c 0``): the kit reads
-  and scores runs in threads, so the two-core ratio leans on the second core; the one-CPU row shows what is left.
+  least 6x); and the same with both sides on one CPU (``os.sched_setaffinity``, as ``taskset -c 0``): the kit shares
+  the runs between worker processes, so the two-core ratio leans on the second core; the one-CPU row shows the rest.
 
 The kit's modules are compiled to bytecode before the rounds (``compileall``, as ``pip install`` leaves an installed
 package; an editable install writes it on its first run unless ``PYTHONDONTWRITEBYTECODE`` is set, and then compiles

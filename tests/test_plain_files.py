@@ -120,7 +120,7 @@ def _edit(path, old: bytes, new: bytes, count: int = 1):
 
 @pytest.mark.parametrize("change", ["non-ASCII docno", "byte-order mark", "comment line", "blank line",
                                     "extra field", "NaN score", "infinite score", "tag changes", "same name",
-                                    "document twice", "inferred measure", "too many runs"])
+                                    "document twice", "inferred measure", "too many runs", "named .gz, not gzip"])
 def test_what_the_plain_path_could_read_differently_goes_the_collection_s_way(tmp_path, change):
     qrels, runs = write_collection(tmp_path, 5, ["1", "2", "3"])
     run = runs[1]
@@ -148,6 +148,8 @@ def test_what_the_plain_path_could_read_differently_goes_the_collection_s_way(tm
         _edit(run, b" run1\n", b" run0\n", -1)
     elif change == "document twice":
         run.write_bytes(run.read_bytes() + first + b"\n")
+    elif change == "named .gz, not gzip":
+        runs[1] = run = run.rename(tmp_path / "run1.gz")
     elif change == "too many runs":
         runs = runs * 3  # nine runs (the same files: the collection's path refuses the repeated names)
     if change == "inferred measure":
@@ -162,7 +164,8 @@ def test_what_the_plain_path_could_read_differently_goes_the_collection_s_way(tm
         with pytest.raises(type(exc), match=None) as raised:
             evalkit.evaluate(qrels, runs, measures)
         assert str(raised.value) == str(exc)  # the collection's error, word for word
-        assert change in ("NaN score", "infinite score", "same name", "document twice", "too many runs")
+        assert change in ("NaN score", "infinite score", "same name", "document twice", "too many runs",
+                          "named .gz, not gzip")
         return
     assert evalkit.evaluate(qrels, runs, measures).equals(expected)
     if change == "tag changes":  # the kit names such a run after its file

@@ -131,6 +131,25 @@ def test_irregular_qrels_are_read_the_general_way_and_runs_still_by_spans(tmp_pa
     assert texts[0] == texts[1]
 
 
+def assert_errors_keep_their_order(tmp_path, qrels, runs):
+    """A bad qrels file is reported before any run; of a bad score (run 1 or 2) and a missing run (the other), the
+    earlier in order is reported, as one run after another would. Returns the missing run's path."""
+    bad_qrels = tmp_path / "bad_qrels"
+    bad_qrels.write_text(qrels.read_text() + "9 0 onlyfour\n")
+    missing, bad_score = tmp_path / "missing", tmp_path / "bad_score"
+    lines = runs[2].read_text().splitlines()
+    fields = lines[3].split()
+    fields[4] = "0x1p3"
+    bad_score.write_text("\n".join(lines[:3] + [" ".join(fields)] + lines[4:]) + "\n")
+    with pytest.raises(TrecFormatError, match="bad_qrels:"):
+        trec_eval_cli.evaluate_files(bad_qrels, [runs[0], missing, bad_score] + runs[3:], reader="spans")
+    with pytest.raises(TrecFormatError, match="bad_score:4: score '0x1p3'"):
+        trec_eval_cli.evaluate_files(qrels, [runs[0], bad_score, missing] + runs[3:], reader="spans")
+    with pytest.raises(TrecFormatError, match="missing: cannot read"):
+        trec_eval_cli.evaluate_files(qrels, [runs[0], missing, bad_score] + runs[3:], reader="spans")
+    return missing
+
+
 def test_runs_are_parsed_while_the_qrels_are_read_and_errors_keep_their_order(tmp_path, monkeypatch):
     """With several runs (and CPUs) the runs are parsed in threads while the qrels are read (the qrels reader below
     waits until a run has been parsed: read one after the other, it would wait in vain); the text is the general
@@ -158,31 +177,8 @@ def test_runs_are_parsed_while_the_qrels_are_read_and_errors_keep_their_order(tm
     assert trec_eval_cli.evaluate_files(qrels, runs, ["all_trec"], reader="spans") == expected
     assert waited == [True]
 
-    bad_qrels = tmp_path / "bad_qrels"
-    bad_qrels.write_text(qrels.read_text() + "9 0 onlyfour\n")
-    missing, bad_score = tmp_path / "missing", tmp_path / "bad_score"
-    lines = runs[2].read_text().splitlines()
-    fields = lines[3].split()
-    fields[4] = "0x1p3"
-    bad_score.write_text("\n".join(lines[:3] + [" ".join(fields)] + lines[4:]) + "\n")
-    with pytest.raises(TrecFormatError, match="bad_qrels:"):
-        trec_eval_cli.evaluate_files(bad_qrels, [runs[0], missing, bad_score] + runs[3:], reader="spans")
-    with pytest.raises(TrecFormatError, match="bad_score:4: score '0x1p3'"):
-        trec_eval_cli.evaluate_files(qrels, [runs[0], bad_score, missing] + runs[3:], reader="spans")
-    with pytest.raises(TrecFormatError, match="missing: cannot read"):
-        trec_eval_cli.evaluate_files(qrels, [runs[0], missing, bad_score] + runs[3:], reader="spans")
+    assert_errors_keep_their_order(tmp_path, qrels, runs)
 
-
-
-def _bad_files(tmp_path, qrels, runs):
-    bad_qrels = tmp_path / "bad_qrels"
-    bad_qrels.write_text(qrels.read_text() + "9 0 onlyfour\n")
-    missing, bad_score = tmp_path / "missing", tmp_path / "bad_score"
-    lines = runs[2].read_text().splitlines()
-    fields = lines[3].split()
-    fields[4] = "0x1p3"
-    bad_score.write_text("\n".join(lines[:3] + [" ".join(fields)] + lines[4:]) + "\n")
-    return bad_qrels, missing, bad_score
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="runs are scored in forked processes on Linux")
@@ -217,14 +213,8 @@ def test_several_runs_are_scored_in_forked_processes_and_errors_keep_their_order
     assert {by_run[r.name] for r in runs[0::2]} == {str(os.getpid())}
     assert len({by_run[r.name] for r in runs[1::2]}) == 1 and by_run[runs[1].name] != str(os.getpid())
 
-    bad_qrels, missing, bad_score = _bad_files(tmp_path, qrels, runs)
-    with pytest.raises(TrecFormatError, match="bad_qrels:"):
-        trec_eval_cli.evaluate_files(bad_qrels, [runs[0], missing, bad_score] + runs[3:], reader="spans")
-    # index 1 is the worker's, index 2 this process's: the earlier one raises either way round
-    with pytest.raises(TrecFormatError, match="bad_score:4: score '0x1p3'"):
-        trec_eval_cli.evaluate_files(qrels, [runs[0], bad_score, missing] + runs[3:], reader="spans")
-    with pytest.raises(TrecFormatError, match="missing: cannot read"):
-        trec_eval_cli.evaluate_files(qrels, [runs[0], missing, bad_score] + runs[3:], reader="spans")
+    # with two processes, index 1 is the worker's and index 2 this process's: the earlier one raises either way round
+    missing = assert_errors_keep_their_order(tmp_path, qrels, runs)
     with pytest.raises(TrecFormatError, match="missing: cannot read"):
         trec_eval_cli.evaluate_files(qrels, runs[:5] + [missing], reader="spans")
 
@@ -409,3 +399,4 @@ def test_an_underscore_sends_only_a_number_column_to_the_general_path(tmp_path):
     assert trec_eval_reader.read_qrels(qrels) is None
     with pytest.raises(TrecFormatError, match="relevance '1_0' is not a number"):
         read_qrels(qrels)
+

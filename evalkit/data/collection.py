@@ -44,7 +44,6 @@ __all__ = ["Collection", "JudgedSet", "UNSAMPLED", "UNJUDGED", "ABSENT", "GRADE_
            "as_grades", "sort_topics"]
 
 
-
 def as_grades(grade, what: str = "grades") -> np.ndarray:
     """``grade`` as a ``GRADE_DTYPE`` array, refusing values outside ``GRADE_MIN..GRADE_MAX`` (which would wrap or
     collide with the codes ``UNJUDGED``/``ABSENT``) with a ValueError naming the first such value."""

@@ -2,8 +2,8 @@
 trec_eval command line can name them without importing the collection's pandas and pyarrow).
 
 ``GRADE_MIN..GRADE_MAX`` (-2147483646..2147483647) is what a qrels file may hold
-(:func:`evalkit.data.trec_files.read_qrels` refuses anything else by file, line and value). Grades looked up for a ranking use three codes besides the judged
-grades (:mod:`evalkit.data.collection` says where each comes from):
+(:func:`evalkit.data.trec_files.read_qrels` refuses anything else by file, line and value). Grades looked up for a
+ranking use three codes besides the judged grades (:mod:`evalkit.data.collection` says where each comes from):
 
 ``UNSAMPLED``  -1            in the qrels with a negative grade (any negative grade of the file reads as this)
 ``UNJUDGED``   -2**31 + 1    not in the qrels at all

@@ -45,8 +45,8 @@ DEFAULT_MEASURES = ("AP", "P@10", "Rprec", "nDCG", "nDCG@100", "Bpref", "RBP(p=0
 #: 6.6, 6.8 (1.08)
 BLOCK_CELLS = 3 << 16
 
-
-#: of those, the families that read no rank beyond their cut-off (``grades[..., :k]``) when they have one
+#: of the per-ranking families (:data:`evalkit.measures.registry.PER_RANKING_FAMILIES`), the families that read no
+#: rank beyond their cut-off (``grades[..., :k]``) when they have one
 CUT_FAMILIES = frozenset({"AP", "P", "R", "nDCG", "RBP", "RBPres", "NumRet"})
 
 
@@ -305,7 +305,7 @@ def _collection_table(qrels, runs, measures, per_topic: bool, ties: str | None) 
     if isinstance(runs, Collection):
         judged = _aligned(runs, qrels)
         values, scored = _scored(runs, judged, measures)
-        return ScoreTable(runs.run_names, runs.topics, names, np.where(scored[None], values, 0.0), scored, per_topic)
+        return ScoreTable(runs.run_names, runs.topics, names, values, scored, per_topic)
     if qrels is None:
         raise ValueError("evaluate needs qrels unless runs is a Collection")
     if isinstance(qrels, (str, os.PathLike)):
@@ -325,6 +325,5 @@ def _collection_table(qrels, runs, measures, per_topic: bool, ties: str | None) 
         scored.append(block_scored)
         topics, offset = collection.topics, offset + len(block)
         del collection
-    values, scored = np.concatenate(values, axis=1), np.concatenate(scored)
-    return ScoreTable(np.concatenate(run_names), topics, names, np.where(scored[None], values, 0.0), scored,
-                      per_topic)
+    return ScoreTable(np.concatenate(run_names), topics, names, np.concatenate(values, axis=1),
+                      np.concatenate(scored), per_topic)

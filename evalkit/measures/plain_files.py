@@ -25,10 +25,11 @@ import numpy as np
 
 from evalkit.data.grade_codes import ABSENT, GRADE_DTYPE, UNJUDGED, UNSAMPLED
 from evalkit.data.ordering import sort_topics
+from evalkit.errors import TrecFormatError
 from evalkit.measures.registry import PER_RANKING_FAMILIES, REGISTRY, parse_measure
 from evalkit.measures.score_table import ScoreTable
 from evalkit.trec_eval import reader
-from evalkit.trec_eval.rankings import PAD, RELVALUE_NONPOOL, RELVALUE_UNJUDGED, rank
+from evalkit.trec_eval.rankings import PAD, RELVALUE_NONPOOL, RELVALUE_UNJUDGED, rank, read_input
 
 MOST_RUNS = 8
 """Runs beyond this many go the collection's way (built and scored in threads, in blocks of runs)."""
@@ -65,22 +66,18 @@ def kit_codes(rel: np.ndarray) -> np.ndarray:
 
 
 def _plain_bytes(path) -> bytes | None:
-    """The file's bytes as the kit reads them (gzip by magic number or ``.gz``), or None for anything this path
-    leaves to the collection's reader: a file it cannot read, bad gzip, text with a byte outside ASCII."""
+    """The file's bytes as the trec_eval command reads them (:func:`evalkit.trec_eval.rankings.read_input`: gzip
+    by its magic number), or None for anything this path leaves to the collection's reader: a file it cannot read,
+    bad gzip, a file named ``.gz`` that is not gzip (the kit refuses it), text with a byte outside ASCII."""
     try:
-        raw = Path(path).read_bytes()
-    except OSError:
+        if Path(path).suffix == ".gz":
+            with open(path, "rb") as handle:
+                if handle.read(2) != b"\x1f\x8b":
+                    return None
+        _, data = read_input(path)
+    except (OSError, TrecFormatError):
         return None
-    if raw[:2] == b"\x1f\x8b" or Path(path).suffix == ".gz":
-        try:
-            from isal import igzip as gzip
-        except ImportError:  # pragma: no cover - isal is a dependency
-            import gzip
-        try:
-            raw = gzip.decompress(raw)
-        except Exception:  # noqa: BLE001  (the collection's reader names what is wrong)
-            return None
-    return raw if raw.isascii() else None
+    return data if data.isascii() else None
 
 
 def score_files(qrels_path, run_paths: list, measures, ties: str = "float64", per_topic: bool = True
@@ -124,4 +121,4 @@ def score_files(qrels_path, run_paths: list, measures, ties: str = "float64", pe
     values = np.stack([np.asarray(REGISTRY[spec.family.lower()].compute(context, spec), np.float64)
                        for spec in specs])
     return ScoreTable(runs=np.asarray(names, object), topics=topics, measures=[str(s) for s in specs],
-                      values=np.where(scored[None], values, 0.0), scored=scored, per_topic=per_topic)
+                      values=values, scored=scored, per_topic=per_topic)

@@ -95,12 +95,12 @@ def parse_measure(name: str | MeasureSpec) -> MeasureSpec:
     return MeasureSpec(family.name, tuple(sorted(params.items())), cutoff)
 
 
-
 #: measure families computed from the grades and per-topic qrels statistics alone, one (run, topic) at a time: the
 #: evaluation scores these block by block (:mod:`evalkit.measures.evaluation`), and a few plain run files can be
 #: scored by them without a collection (:mod:`evalkit.measures.plain_files`); any other family (the inferred ones, a
 #: user's own) sees the whole collection at once
 PER_RANKING_FAMILIES = frozenset({"AP", "P", "R", "Rprec", "nDCG", "Bpref", "RBP", "RBPres", "NumRel", "NumRet"})
+
 
 def describe_measures():
     """A DataFrame of the registered measure families: name, parameters, cut-off, description."""

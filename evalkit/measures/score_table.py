@@ -9,6 +9,7 @@ something (:attr:`ScoreTable.scored`); a run's mean is over those topics (trec_e
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -19,7 +20,7 @@ class ScoreTable:
 
     ``runs`` (S,) and ``topics`` (T,) are the names (topics in the collection's natural order), ``measures`` the
     measure names as parsed (``"nDCG@100"``); ``values`` (M, S, T) float64 holds each measure's per-topic scores,
-    meaningful where ``scored`` (S, T) is True (elsewhere 0: trec_eval prints nothing for such a cell);
+    meaningful where ``scored`` (S, T) is True (elsewhere set to 0 here: trec_eval prints nothing for such a cell);
     ``per_topic`` whether :meth:`to_frame` lists the per-topic rows or only the means."""
 
     runs: np.ndarray
@@ -29,7 +30,10 @@ class ScoreTable:
     scored: np.ndarray
     per_topic: bool = True
 
-    @property
+    def __post_init__(self):
+        object.__setattr__(self, "values", np.where(self.scored[None], self.values, 0.0))
+
+    @cached_property
     def means(self) -> np.ndarray:
         """(M, S): each run's mean over its scored topics (0 for a run scored on none), as trec_eval's ``all``."""
         counts = self.scored.sum(axis=1)
@@ -66,9 +70,7 @@ class ScoreTable:
 
         values, scored = self.values, self.scored
         n_measures, n_runs, _ = values.shape
-        counts = scored.sum(axis=1)
-        means = self.means
-        per_run_topics = counts if self.per_topic else np.zeros(n_runs, np.int64)
+        per_run_topics = scored.sum(axis=1) if self.per_topic else np.zeros(n_runs, np.int64)
         rows_of_run = per_run_topics * n_measures + n_measures
         run_index = np.repeat(np.arange(n_runs), rows_of_run)
         is_mean = np.zeros(len(run_index), bool)
@@ -85,7 +87,7 @@ class ScoreTable:
             measure_index[detail] = np.tile(np.arange(n_measures), len(s_idx))
             value[detail] = values[:, s_idx, t_idx].T.reshape(-1)
         measure_index[is_mean] = np.tile(np.arange(n_measures), n_runs)
-        value[is_mean] = means.T.reshape(-1)
+        value[is_mean] = self.means.T.reshape(-1)
         topic_labels = np.concatenate([np.asarray(self.topics, object), np.asarray(["all"], object)])
         topic_index[is_mean] = len(self.topics)
         return pd.DataFrame({

@@ -62,7 +62,7 @@ def forked_blocks(block, run_paths, workers: int) -> list:
 
     sys.stdout.flush()
     sys.stderr.flush()
-    children = []  # (pid, read end, share)
+    children = []  # (pid, read end or None once handed to a file object, share) of the workers not waited for
     try:
         for share in shares[1:]:
             read_end, write_end = os.pipe()
@@ -82,11 +82,14 @@ def forked_blocks(block, run_paths, workers: int) -> list:
             os.close(write_end)
             children.append((pid, read_end, share))
         results = scored(shares[0])
-        for pid, read_end, share in children:
-            with os.fdopen(read_end, "rb") as pipe:
+        while children:
+            pid, read_end, share = children[0]
+            pipe = os.fdopen(read_end, "rb")
+            children[0] = (pid, None, share)  # the file object owns the read end now: it closes it
+            with pipe:
                 payload = pipe.read()
             _, status = os.waitpid(pid, 0)
-            children = [c for c in children if c[0] != pid]
+            children.pop(0)
             try:
                 theirs = pickle.loads(payload) if status == 0 else None
             except Exception:  # noqa: BLE001  (a result that does not unpickle: scored here instead)
@@ -97,7 +100,8 @@ def forked_blocks(block, run_paths, workers: int) -> list:
             try:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
-                os.close(read_end)
+                if read_end is not None:
+                    os.close(read_end)
             except OSError:
                 pass
     blocks = []
