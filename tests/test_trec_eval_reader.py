@@ -400,3 +400,35 @@ def test_an_underscore_sends_only_a_number_column_to_the_general_path(tmp_path):
     with pytest.raises(TrecFormatError, match="relevance '1_0' is not a number"):
         read_qrels(qrels)
 
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="runs are scored in forked processes on Linux")
+def test_a_worker_dies_with_a_command_that_is_killed(tmp_path):
+    """SIGTERM or SIGKILL end the command without its ``finally``: its forked worker must not go on scoring its
+    share as an orphan (here each run takes 0.3 s, so the worker's share would take 1.5 s)."""
+    import os
+    import signal
+    import time
+
+    qrels, runs = write_collection(tmp_path, 7, n_runs=10)
+    code = ("import sys, time; from evalkit.trec_eval import cli, reader, workers;"
+            "workers.usable_cpus = lambda: 2; read = reader.read_run;"
+            "reader.read_run = lambda *a, **k: (time.sleep(0.3), read(*a, **k))[1];"
+            f"cli.evaluate_files({str(qrels)!r}, {[str(p) for p in runs]!r})")
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        command = subprocess.Popen([sys.executable, "-c", code])
+        worker = None
+        for _ in range(100):  # the worker, once forked (after the imports and the qrels)
+            time.sleep(0.05)
+            children = open(f"/proc/{command.pid}/task/{command.pid}/children").read().split()
+            if children:
+                worker = int(children[0])
+                break
+        assert worker is not None
+        command.send_signal(sig)
+        command.wait()
+        time.sleep(0.3)
+        try:
+            state = open(f"/proc/{worker}/stat").read().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            state = "gone"
+        assert state in ("gone", "Z"), (sig, state)  # dead (a zombie until init reaps it), not running

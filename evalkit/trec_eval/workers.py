@@ -44,7 +44,8 @@ def forked_blocks(block, run_paths, workers: int) -> list:
     process k (this one is process 0; the others are forked from it and inherit the qrels read already). A
     process stops at its first failing run; the results come back pickled through a pipe, and the first failing
     run in order raises, as one after another would. A worker that dies or cannot send its results has its runs
-    scored here instead (so the text never depends on a worker)."""
+    scored here instead (so the text never depends on a worker); a worker dies with the command, however the command
+    ends (:func:`_die_with`)."""
     import pickle
     import signal
 
@@ -62,6 +63,7 @@ def forked_blocks(block, run_paths, workers: int) -> list:
 
     sys.stdout.flush()
     sys.stderr.flush()
+    parent = os.getpid()
     children = []  # (pid, read end or None once handed to a file object, share) of the workers not waited for
     try:
         for share in shares[1:]:
@@ -70,6 +72,7 @@ def forked_blocks(block, run_paths, workers: int) -> list:
             if pid == 0:  # the worker: score, send, leave without running the parent's exit handlers
                 status = 1
                 try:
+                    _die_with(parent)
                     os.close(read_end)
                     for _, other_end, _ in children:
                         os.close(other_end)
@@ -114,3 +117,18 @@ def forked_blocks(block, run_paths, workers: int) -> list:
         blocks.append(value)
     return blocks
 
+
+def _die_with(parent: int) -> None:
+    """In a worker: be killed when the command ends, however it ends. Python's ``finally`` kills the workers on an
+    exception or Ctrl-C, but a SIGTERM or SIGKILL ends the command at once, and its orphaned worker would score the
+    rest of its share before noticing: Linux's ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` has the kernel kill it then."""
+    import signal
+
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - not Linux's C library
+        pass
+    if os.getppid() != parent:  # the command ended before the request took effect
+        os._exit(1)
