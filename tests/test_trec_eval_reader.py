@@ -432,3 +432,55 @@ def test_a_worker_dies_with_a_command_that_is_killed(tmp_path):
         except FileNotFoundError:
             state = "gone"
         assert state in ("gone", "Z"), (sig, state)  # dead (a zombie until init reaps it), not running
+
+
+def test_the_command_tunes_its_allocator_for_several_runs_only_in_its_own_process(tmp_path, monkeypatch):
+    """``keep_freed_memory`` is asked for by the console script (``own_process``) with two or more run files; never
+    for one run (its peak memory is a target) nor for a caller's process (``main`` called from Python), and the text
+    is the same either way."""
+    qrels, runs = write_collection(tmp_path, 9, n_runs=3)
+    asked = []
+    monkeypatch.setattr(trec_eval_workers, "keep_freed_memory", lambda: asked.append(True) or True)
+    texts = {}
+    for own, paths in ((False, runs), (True, runs[:1]), (True, runs)):
+        asked.clear()
+        code = ("import sys; from evalkit.trec_eval import cli; "
+                f"sys.exit(cli.main({[str(qrels), *map(str, paths)]!r}, own_process={own}))")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)  # the real setting, in
+        # a process of its own
+        assert trec_eval_cli.main([str(qrels), *map(str, paths)], own_process=own) == 0  # here: only asked for
+        assert asked == ([True] if own and len(paths) > 1 else []), (own, len(paths))
+        texts[own, len(paths)] = out.stdout
+    assert texts[True, 3] == texts[False, 3]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt and mallinfo2")
+def test_keep_freed_memory_serves_large_arrays_from_the_heap():
+    """After ``keep_freed_memory`` a 4 MB array is no longer a memory mapping of its own (glibc's count of mapped
+    chunks, ``mallinfo2().hblks``, stays put), as it is with glibc's defaults. Each in a fresh process: the setting
+    is process-wide, and glibc raises its threshold by itself after the first mapped chunk is freed."""
+    code = """
+import ctypes, sys
+import numpy as np
+from evalkit.trec_eval import workers
+
+class Info(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in
+                "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost".split()]
+
+libc = ctypes.CDLL(None)
+if not hasattr(libc, "mallinfo2"):
+    print("no mallinfo2"); sys.exit(0)
+libc.mallinfo2.restype = Info
+took = workers.keep_freed_memory() if sys.argv[1] == "tuned" else None
+before = libc.mallinfo2().hblks
+array = np.ones(1 << 19)  # 4 MB
+print(took, libc.mallinfo2().hblks - before)
+"""
+    seen = {}
+    for how in ("default", "tuned"):
+        out = subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True, check=True)
+        seen[how] = out.stdout.split()
+    if seen["default"] == ["no", "mallinfo2"]:
+        pytest.skip("a C library without mallinfo2 (not glibc 2.33 or later)")
+    assert seen == {"default": ["None", "1"], "tuned": ["True", "0"]}

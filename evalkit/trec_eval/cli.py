@@ -177,13 +177,18 @@ class NoTopics(Exception):
     """trec_eval exits 7: no topic with both results and judgments."""
 
 
-def main(argv: list[str] | None = None, prog: str = "trec_eval") -> int:
+def main(argv: list[str] | None = None, prog: str = "trec_eval", *, own_process: bool = False) -> int:
+    """The command: parse ``argv``, print what trec_eval prints, return its exit code. ``own_process``: this process
+    is the command's alone (the console script), so with several run files its memory allocator may be tuned for
+    them (:func:`evalkit.trec_eval.workers.keep_freed_memory`)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         args = parse(argv, prog)
     except UsageError as exc:
         print_usage(str(exc))
         return EXIT_USAGE
+    if own_process and len(args.files) > 2:
+        workers.keep_freed_memory()
     if args.help:
         sys.stdout.write(__doc__ + "\n" + (parse.__module__ and sys.modules[parse.__module__].__doc__))
         return 0
@@ -222,7 +227,7 @@ def console_main() -> None:
     """The ``trec_eval`` console script. numpy is not imported yet: its BLAS, which the command never calls, is
     told to start one thread instead of one per core (numpy's import is most of the command's start-up)."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    sys.exit(main())
+    sys.exit(main(own_process=True))
 
 
 if __name__ == "__main__":

