@@ -31,16 +31,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import trec8_dir
+from common import median_time, trec8_dir
 
 
 def _median_cpu(function, rounds: int) -> float:
-    times = []
-    for _ in range(rounds):
-        start = time.process_time()
-        function()
-        times.append(time.process_time() - start)
-    return statistics.median(times)
+    """CPU seconds of this process for one call, the median of ``rounds`` after one call that warms up."""
+    return median_time(function, rounds, clock=time.process_time)
 
 
 def main(rounds: int = 3) -> int:

@@ -187,8 +187,6 @@ def main(argv: list[str] | None = None, prog: str = "trec_eval", *, own_process:
     except UsageError as exc:
         print_usage(str(exc))
         return EXIT_USAGE
-    if own_process and len(args.files) > 2:
-        workers.keep_freed_memory()
     if args.help:
         sys.stdout.write(__doc__ + "\n" + (parse.__module__ and sys.modules[parse.__module__].__doc__))
         return 0
@@ -198,6 +196,8 @@ def main(argv: list[str] | None = None, prog: str = "trec_eval", *, own_process:
     if sum(1 for f in args.files if f == "-") > 1:
         print_usage("only one input can be '-' (standard input)")
         return EXIT_USAGE
+    if own_process and len(args.files) > 2:  # several run files
+        workers.keep_freed_memory()
     try:
         text = evaluate_files(args.files[0], args.files[1:], args.measure, version=args.te_version,
                               ties=args.ties, per_topic=args.q, summary=not args.n, complete=args.c,

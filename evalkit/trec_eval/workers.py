@@ -119,18 +119,26 @@ def forked_blocks(block, run_paths, workers: int) -> list:
     return blocks
 
 
+def _c_function(name: str):
+    """The C library's function ``name`` for this process (ctypes), or None where there is no such function or no
+    C library to load (Windows)."""
+    try:
+        import ctypes
+
+        return getattr(ctypes.CDLL(None), name)
+    except (OSError, AttributeError, TypeError):
+        return None
+
+
 def _die_with(parent: int) -> None:
     """In a worker: be killed when the command ends, however it ends. Python's ``finally`` kills the workers on an
     exception or Ctrl-C, but a SIGTERM or SIGKILL ends the command at once, and its orphaned worker would score the
     rest of its share before noticing: Linux's ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` has the kernel kill it then."""
     import signal
 
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1: PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # pragma: no cover - not Linux's C library
-        pass
+    prctl = _c_function("prctl")
+    if prctl is not None:  # (None: not Linux's C library)
+        prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1: PR_SET_PDEATHSIG
     if os.getppid() != parent:  # the command ended before the request took effect
         os._exit(1)
 
@@ -149,11 +157,10 @@ def keep_freed_memory() -> bool:
     share of the command's CPU time from 0.3-0.4 s to about 0.1 s, and the wall time by a tenth. Set once, for the
     command's own process only (the ``trec_eval`` console script), never in a caller's Python process; a C library
     without ``mallopt`` (musl, macOS, Windows) changes nothing. Returns whether both settings took."""
-    try:
-        import ctypes
+    import ctypes
 
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
+    mallopt = _c_function("mallopt")
+    if mallopt is None:
         return False
     mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
     return bool(mallopt(_M_MMAP_THRESHOLD, HEAP_ARRAY_BYTES)) & bool(mallopt(_M_TRIM_THRESHOLD, KEPT_FREE_BYTES))
