@@ -185,6 +185,8 @@ def test_refusals(tmp_path, argv, code, message):
     ("1 Q0 a 1 1 t\n1 Q0 a 2 0.5 t\n", 2, "listed twice"),
     ("1 Q0 a 1 high t\n", 1, "is not a number"),
     ("1 Q0 a 1\n", 1, "4 fields"),
+    ("1 Q0 a 1 1 t\n1 Q0 b 2 nan t\n", 2, "score 'nan' is not a number trec_eval can rank by"),  # the span reader
+    ("1 Q0 a 1 1 t\n1  Q0 b 2 -NaN t\n", 2, "score '-NaN' is not a number trec_eval can rank by"),  # the general one
 ])
 def test_bad_runs_name_file_and_line(tmp_path, text, line, fragment):
     qrels = tmp_path / "q"

@@ -10,7 +10,8 @@ threads elsewhere).
 
 Differences from trec_eval 10.0 (docs/trec_eval.md): a run lacking a qrels topic is scored on the topics it has
 (trec_eval 10.0 exits 4 with "result qid ... not found in qrels"; 9.0.8 scores it as the kit does); a document
-listed twice in one topic exits 2 naming both lines (trec_eval exits 4 without a line); prefs, qrels_jg and
+listed twice in one topic exits 2 naming both lines (trec_eval exits 4 without a line); a NaN score exits 2 naming
+its line (trec_eval ranks it as its C library's sort happens to); prefs, qrels_jg and
 z-score options are refused by name.
 """
 

@@ -269,6 +269,12 @@ def read_run(path: os.PathLike | str, data: tuple[str, bytes] | None = None) -> 
     except ValueError:
         _bad_number(name, sims, numbers, float, "score")
     _refuse_underscores(name, sims, numbers, "score")
+    nan = np.isnan(scores)
+    if nan.any():  # trec_eval reads it; its order then is its C library's qsort's, which no fixed text can follow
+        row = int(np.argmax(nan))
+        raise TrecFormatError(name, int(numbers[row]), f"score {shown(sims[row].decode(errors='replace'))} is not a "
+                                                       "number trec_eval can rank by (NaN compares as equal to every "
+                                                       "score, so trec_eval's order depends on its C library's sort)")
     return RunFile(name, qids, docnos, scores, runids[-1].decode(errors="replace"), numbers)
 
 

@@ -524,7 +524,7 @@ def read_run(path: os.PathLike | str, qrels: Qrels | None = None, source: list |
     if fields is None:
         return None
     scores = parse_floats(data, fields.raw, *fields.span(4))
-    if scores is None:
+    if scores is None or np.isnan(scores).any():  # (a NaN score: the general reader refuses it naming its line)
         return None
     topics, topic_ids = _topics(padded_words(fields.raw, *fields.span(0)))
     words = padded_words(fields.raw, *fields.span(2))
