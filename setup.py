@@ -4,10 +4,19 @@
 the package ``evalkit.notebooks`` (``package_dir`` maps it), so a wheel, an sdist or ``pip install git+URL`` holds
 every notebook, found at run time with ``importlib.resources`` (:mod:`evalkit.classroom.notebooks`); an editable
 install maps it back to the checkout. Every other package is found as before (``find_packages``), so a new
-subpackage needs no entry here. Everything else is in pyproject.toml.
+subpackage needs no entry here. The batch's HTML templates (``evalkit/batch/templates/<name>/``, files and no
+``__init__.py``) are listed as packages of data too, each found here, so setuptools ships them without its warning
+that a folder Python could import is missing from ``packages``. Everything else is in pyproject.toml.
 """
+
+from pathlib import Path
 
 from setuptools import find_packages, setup
 
-setup(packages=[*find_packages(include=["evalkit", "evalkit.*"]), "evalkit.notebooks"],
-      package_dir={"evalkit.notebooks": "notebooks"})
+TEMPLATES = Path(__file__).resolve().parent / "evalkit" / "batch" / "templates"
+TEMPLATE_PACKAGES = [f"evalkit.batch.templates.{folder.name}" for folder in sorted(TEMPLATES.iterdir())
+                     if folder.is_dir() and not folder.name.startswith(("_", "."))]
+
+setup(packages=[*find_packages(include=["evalkit", "evalkit.*"]), "evalkit.notebooks", *TEMPLATE_PACKAGES],
+      package_dir={"evalkit.notebooks": "notebooks"},
+      package_data={name: ["*"] for name in TEMPLATE_PACKAGES})

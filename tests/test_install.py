@@ -59,6 +59,9 @@ def test_the_wheel_installs_outside_the_checkout_and_runs_the_notebooks(tmp_path
     shipped = sorted(n.rsplit("/", 1)[1] for n in names if n.startswith("evalkit/notebooks/"))
     assert shipped == sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     assert "evalkit/data/synthetic_trec8_params.json" in names
+    templates = ROOT / "evalkit" / "batch" / "templates"  # the batch's HTML export reads them from the package
+    assert sorted(p.relative_to(ROOT).as_posix() for p in templates.glob("*/*")) == \
+        sorted(n for n in names if n.startswith("evalkit/batch/templates/"))
 
     started = time.perf_counter()
     _run([sys.executable, "-m", "venv", tmp_path / "venv"], tmp_path, env)
