@@ -375,7 +375,11 @@ def main(argv: list[str] | None = None) -> int:
         if "--format" in argv[1:]:  # "--format trec_eval" as two words
             i = argv[1:].index("--format")
             rest = argv[1:][:i] + argv[1:][i + 2:]
-        return trec_eval_main(rest, prog="evalkit eval")
+        try:
+            return trec_eval_main(rest, prog="evalkit eval")
+        except KeyboardInterrupt:  # Ctrl-C: one line, as below, never a traceback
+            print("evalkit: interrupted (SIGINT): stopped", file=sys.stderr)
+            return 128 + int(signal.SIGINT)
     args = build_parser().parse_args(argv)
     args.argv = argv
     handled = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))

@@ -259,6 +259,60 @@ def test_console_scripts_through_the_front_door(tmp_path, scratch):
         assert_same_text(done.stdout, reference, " ".join(map(str, command)))
 
 
+def _started_reading(tmp_path, command, ignore_sigint=False):
+    """``command`` started on a qrels file that is a FIFO, returned once it has opened the qrels (this side's open
+    for writing returns then): past its start-up, blocked waiting for input. SIGINT at its default, as a terminal
+    starts a command, or ignored, as ``nohup`` or a script's ``cmd &`` starts one."""
+    import os
+    import signal
+
+    qrels = tmp_path / "qrels.fifo"
+    os.mkfifo(qrels)
+    run_file = tmp_path / "run.txt"
+    run_file.write_text("1 Q0 d1 1 2.5 r\n1 Q0 d2 2 1.5 r\n")
+    handler = signal.SIG_IGN if ignore_sigint else signal.SIG_DFL
+    process = subprocess.Popen([*map(str, command), str(qrels), str(run_file)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, handler))
+    return process, open(qrels, "w")
+
+
+@pytest.mark.parametrize("script", ["trec_eval", "evalkit"])
+def test_ctrl_c_ends_the_command_without_a_traceback(tmp_path, script):
+    """Ctrl-C: the ``trec_eval`` script dies of SIGINT with nothing printed, as NIST trec_eval does; ``evalkit eval``
+    prints its one line and exits 130. Neither prints Python's traceback."""
+    import signal
+
+    command = [Path(sys.executable).parent / script]
+    if not command[0].exists():
+        pytest.skip(f"{command[0]} not installed (pip install -e .)")
+    if script == "evalkit":
+        command += ["eval", "--format", "trec_eval"]
+    process, writer = _started_reading(tmp_path, command)
+    with writer:
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    assert out == ""
+    if script == "trec_eval":
+        assert (process.returncode, err) == (-signal.SIGINT, "")
+    else:
+        assert (process.returncode, err) == (130, "evalkit: interrupted (SIGINT): stopped\n")
+
+
+def test_a_sigint_started_ignored_stays_ignored(tmp_path):
+    import signal
+
+    command = [Path(sys.executable).parent / "trec_eval", "-m", "num_rel_ret"]
+    if not command[0].exists():
+        pytest.skip(f"{command[0]} not installed (pip install -e .)")
+    process, writer = _started_reading(tmp_path, command, ignore_sigint=True)
+    with writer:
+        process.send_signal(signal.SIGINT)
+        writer.write("1 0 d2 1\n")
+    out, err = process.communicate(timeout=60)
+    assert (process.returncode, err) == (0, "")
+    assert out.split() == ["num_rel_ret", "all", "1"]
+
+
 def _trec8_runs(names=None):
     if not TREC8.is_dir():
         pytest.skip("TREC-8 data not found (set EVALKIT_DATA or place it at ../shared/data/trec8)")

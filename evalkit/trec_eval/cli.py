@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import sys
 
 from evalkit.errors import TrecFormatError, one_line, shown
@@ -226,7 +227,12 @@ def main(argv: list[str] | None = None, prog: str = "trec_eval", *, own_process:
 
 def console_main() -> None:
     """The ``trec_eval`` console script. numpy is not imported yet: its BLAS, which the command never calls, is
-    told to start one thread instead of one per core (numpy's import is most of the command's start-up)."""
+    told to start one thread instead of one per core (numpy's import is most of the command's start-up). Ctrl-C
+    (SIGINT) ends the command as it ends NIST trec_eval, killed by the signal with nothing printed (its forked
+    workers go with it, :func:`evalkit.trec_eval.workers`), not with Python's traceback; a SIGINT the command was
+    started ignoring (``nohup``, or ``cmd &`` in a script) stays ignored."""
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     sys.exit(main(own_process=True))
 
