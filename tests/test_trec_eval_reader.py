@@ -405,7 +405,6 @@ def test_an_underscore_sends_only_a_number_column_to_the_general_path(tmp_path):
 def test_a_worker_dies_with_a_command_that_is_killed(tmp_path):
     """SIGTERM or SIGKILL end the command without its ``finally``: its forked worker must not go on scoring its
     share as an orphan (here each run takes 0.3 s, so the worker's share would take 1.5 s)."""
-    import os
     import signal
     import time
 

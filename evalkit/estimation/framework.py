@@ -282,7 +282,6 @@ def fit_frameworks(
         raise ValueError(f"weights must cover the matrix depth {d} and curves its rank depth {K}; got "
                          f"{len(weights)} and {curves.shape[-1]}")
     padded = np.concatenate([[0.0], weights, np.zeros(K - d)])  # padded[p] = W(p), W(0) = W(p > d) = 0
-    n, m = matrix.n_runs, curves.shape[1]
     selected = np.ones(len(matrix.topics), bool) if topics is None else run_mask_like(topics, len(matrix.topics))
     # one BLAS thread: the per-topic products are small (n x |J| by |J| x n), and a multi-threaded BLAS spends more
     # time waking and waiting for its threads than computing, 5-6x slower on a shared machine (bench_lu2017)

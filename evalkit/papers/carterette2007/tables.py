@@ -16,7 +16,6 @@ from scipy import stats as sps
 
 from evalkit.papers.carterette2007.experiment import PAIR_TYPES, ExperimentResults, TrialData
 from evalkit.papers.carterette2007.paper import (
-    BIN_EDGES,
     BIN_LABELS,
     ONE_BIN_SHARE,
     PAPER_ADHOC99,
@@ -30,13 +29,11 @@ from evalkit.papers.carterette2007.scoring import (
     bin_intervals,
     binned,
     bounds,
-    confidence_bins,
     predictions,
     statistic_interval,
     trial_interval,
     trial_tallies,
     w_bar_interval,
-    winnings,
 )
 from evalkit.stats import bootstrap_interval, ratio_interval
 
@@ -483,8 +480,8 @@ def deviations(plan, *, dataset: str = "", choice=None, results: ExperimentResul
     n = len(results.trials) if results is not None else plan["trials"]
     rows = [("Tables 2–4 pool five collections (ad hoc 94, 96–99); only Table 5's ad hoc 99 column is TREC-8",
              "only TREC-8 is at hand",
-             f"values are compared with ad hoc 99 only; pooled figures read 'not comparable', orderings "
-             f"'direction only'" + ("" if "trec" in dataset.lower().replace("-", "") else
+             "values are compared with ad hoc 99 only; pooled figures read 'not comparable', orderings "
+             "'direction only'" + ("" if "trec" in dataset.lower().replace("-", "") else
                                     f" ({dataset} is not TREC-8: every value claim reads 'not comparable')"))]
     prior = plan["prior"]
     if prior is None and choice is not None:

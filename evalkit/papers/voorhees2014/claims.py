@@ -29,7 +29,7 @@ from evalkit.papers.voorhees2014.experiment import R_MEASURES, Voorhees2014Resul
 from evalkit.papers.voorhees2014.paper import PAPER_LOW_R, PAPER_LOW_R_CORRELATION, PAPER_STRATEGIES
 from evalkit.papers.voorhees2014.plan import degenerate_reason
 from evalkit.papers.voorhees2014.presets import PRESETS
-from evalkit.papers.voorhees2014.tables import compare_low_r, low_estimate_topics, table1, table2, table3
+from evalkit.papers.voorhees2014.tables import compare_low_r, low_estimate_topics, table1, table3
 from evalkit.stats import Interval, bootstrap_interval, paired_difference_interval
 
 PAPER = "Voorhees 2014"

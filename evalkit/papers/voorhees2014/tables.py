@@ -228,9 +228,9 @@ def deviations(result: Voorhees2014Result, plan, collection=None, claims_table: 
         rows.append({"what differs from the paper": f"strata scaled from pool depth {REFERENCE_DEPTH} to {judged}",
                      "why": f"the collection is judged to depth {judged} only",
                      "effect": f"the ratios are kept for {', '.join(kept) or 'no strategy'}; not for "
-                               f"{', '.join(lost) or 'none'}" + (f" (claims about them not rated: degenerate)"
+                               f"{', '.join(lost) or 'none'}" + (" (claims about them not rated: degenerate)"
                                                                   if plan.degenerate else "")})
-        rows.append({"what differs from the paper": f"P(10) and NDCG@100 keep the paper's cut-offs",
+        rows.append({"what differs from the paper": "P(10) and NDCG@100 keep the paper's cut-offs",
                      "why": "the measures are the paper's",
                      "effect": f"ranks below the judged depth {judged} count as not relevant in the gold and in every "
                                "sample alike"})
