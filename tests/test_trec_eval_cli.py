@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -167,8 +168,12 @@ def test_count_measures_are_summed_and_stdin(scratch):
 @pytest.mark.parametrize("argv, code, message", [
     (["-m", "mapp"], 1, "illegal measure 'mapp'"),
     (["-m", "xinfAP"], 1, "sample_eval.pl"),
-    (["-m", "P.0"], 1, "non-positive"),
+    (["-m", "P.0"], 2, "Cannot initialize measure 'P': non-positive"),
+    (["-m", "ndcg.1=x"], 2, "Cannot initialize measure 'ndcg': illegal parameters '1=x'"),  # atof would read 0
+    (["-m", "P_avgjg"], 1, "illegal measure 'P_avgjg' (not available"),
     (["-R", "prefs"], 1, "prefs"),
+    (["-R", "foo"], 2, "Illegal rel_format 'foo'"),
+    (["-T", "foo"], 2, "Illegal retrieval results format 'foo'"),
     (["-Z", "zfile"], 1, "z-scores"),
 ])
 def test_refusals(tmp_path, argv, code, message):
@@ -179,6 +184,53 @@ def test_refusals(tmp_path, argv, code, message):
     rc, out, err = ours(*argv, qrels, results)
     assert (rc, out) == (code, "")
     assert message in err
+
+
+#: command lines as NIST trec_eval 10.0 reads them (getopt_long): options between and after the files, ``--``,
+#: long options by a prefix, -n without -q (nothing printed), and the exit codes of measures it cannot initialize
+#: and formats it does not know (2) against names it does not know (1)
+COMMAND_LINES = [
+    ["-n", "{q}", "{r}"],
+    ["-n", "-m", "all_trec", "{q}", "{r}"],
+    ["{q}", "-q", "{r}"],
+    ["{q}", "-m", "map", "{r}", "-q", "-m", "P.5"],
+    ["-q", "--", "{q}", "{r}"],
+    ["--query", "--meas", "ndcg_cut.3", "{q}", "{r}"],
+    ["--measure=recip_rank", "-qc", "{q}", "{r}"],
+    ["-m", "P.0", "{q}", "{r}"],
+    ["-m", "P.5,5", "{q}", "{r}"],
+    ["-m", "P.abc", "{q}", "{r}"],
+    ["-m", "ndcg_cut.0", "{q}", "{r}"],
+    ["-m", "ndcg.a", "{q}", "{r}"],
+    ["-m", "iprec_at_recall.0.5,0.5", "{q}", "{r}"],
+    ["-m", "P.", "{q}", "{r}"],
+    ["-m", "no_such_measure", "{q}", "{r}"],
+    ["-T", "foo", "{q}", "{r}"],
+    ["-R", "foo", "{q}", "{r}"],
+    ["-q", "{q}"],
+]
+
+
+@pytest.mark.parametrize("argv", COMMAND_LINES, ids=[" ".join(a).replace("{q}", "Q").replace("{r}", "R")
+                                                     for a in COMMAND_LINES])
+def test_command_lines_as_trec_eval_reads_them(argv, scratch):
+    test = source("10.0") / "test"
+    argv = [a.format(q=test / "qrels.test", r=test / "results.test") for a in argv]
+    code, reference = theirs(build("10.0", scratch), *argv)
+    rc, out, err = ours(*argv)
+    assert (rc, out) == (code, reference), err
+
+
+def test_help_names_every_option_trec_eval_has():
+    rc, out, err = ours("-h")
+    assert (rc, err) == (0, "")
+    assert out.startswith("Usage: trec_eval")
+    shorts = re.findall(r"[a-zA-Z]", "hvqm:cl:nD:JN:M:R:T:oZ:")  # trec_eval.c's getopt string
+    assert [s for s in shorts if f"-{s}" not in out] == []
+    longs = re.findall(r'\{ "(\w+)", [01], 0, \'\w\' \}', (source("10.0") / "trec_eval.c").read_text())
+    assert len(longs) == 15
+    assert [name for name in longs if name not in ("Debug_level", "Zscore", "Output_old_results_format")
+            and f"--{name}" not in out] == []
 
 
 @pytest.mark.parametrize("text, line, fragment", [

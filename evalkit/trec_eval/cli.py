@@ -25,6 +25,7 @@ import sys
 from evalkit.errors import TrecFormatError, one_line, shown
 from evalkit.trec_eval import workers
 from evalkit.trec_eval.names import (
+    BadParameters,
     UnknownMeasure,
     cutoff_values,
     double_params,
@@ -36,6 +37,8 @@ from evalkit.trec_eval.options import (
     EXIT_MEASURE,
     EXIT_NO_TOPICS,
     EXIT_USAGE,
+    HELP,
+    IllegalFormat,
     UsageError,
     parse,
     print_usage,
@@ -119,7 +122,7 @@ def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10
                                last_lookup=len(run_paths) == 1)
         if len(judged.topics) == 0:
             raise NoTopics(run.name)
-        return "\n".join(format_run(judged, selection, run.runid, options)) + "\n"
+        return "".join(line + "\n" for line in format_run(judged, selection, run.runid, options))  # -n: nothing
 
     collecting = gc.isenabled()
     gc.disable()  # many short-lived objects, no cycles: the cyclic collector would only rescan them
@@ -189,8 +192,11 @@ def main(argv: list[str] | None = None, prog: str = "trec_eval", *, own_process:
     except UsageError as exc:
         print_usage(str(exc))
         return EXIT_USAGE
+    except IllegalFormat as exc:
+        print(f"trec_eval: {one_line(exc)}", file=sys.stderr)
+        return EXIT_INPUT
     if args.help:
-        sys.stdout.write(__doc__ + "\n" + (parse.__module__ and sys.modules[parse.__module__].__doc__))
+        sys.stdout.write(HELP)
         return 0
     if args.version:
         print(f"trec_eval version {VERSION_TEXT[args.te_version]}", file=sys.stderr)
@@ -205,6 +211,9 @@ def main(argv: list[str] | None = None, prog: str = "trec_eval", *, own_process:
                               ties=args.ties, per_topic=args.q, summary=not args.n, complete=args.c,
                               relevance_level=args.l, max_docs=args.M, judged_only=args.J,
                               num_docs_in_coll=args.N)
+    except BadParameters as exc:  # trec_eval reads the files, then cannot initialize the measure: exit 2
+        print(f"trec_eval: Cannot initialize measure '{exc.measure}': {one_line(exc)}", file=sys.stderr)
+        return EXIT_INPUT
     except UnknownMeasure as exc:
         print(f"trec_eval: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE

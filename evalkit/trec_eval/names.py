@@ -126,6 +126,16 @@ class UnknownMeasure(ValueError):
     """A ``-m`` argument trec_eval would refuse (exit 1: ``trec_eval: illegal measure '...'``)."""
 
 
+class BadParameters(UnknownMeasure):
+    """A known measure's parameters that trec_eval cannot initialize it with (exit 2: ``trec_eval: Cannot
+    initialize measure '...'``, trec_eval.c after ``init_meas``), or that the kit refuses where trec_eval's
+    ``atol``/``atof`` would read them loosely. ``measure``: the measure's name."""
+
+    def __init__(self, measure: str, message: str):
+        super().__init__(message)
+        self.measure = measure
+
+
 class Selection:
     """The measures marked by the ``-m`` arguments, with their parameters, in trec_eval's print order."""
 
@@ -168,6 +178,8 @@ def select(arguments: list[str], version: str = "10.0") -> Selection:
     selection = Selection(version)
     underscored: dict[str, list[str]] = {}  # P_5, P_10: the kit's extension, cutoffs gathered
     for text in arguments:
+        if text.partition(".")[0] in NOT_IMPLEMENTED:  # before P_avgjg reads as P with the cutoff 'avgjg'
+            raise UnknownMeasure(f"illegal measure {shown(text)} (not available in the kit's trec_eval {version})")
         whole = None if text in known or text.partition(".")[0] in known else _underscore_form(text, known)
         if whole is not None:
             selection.marked.add(whole[0])
@@ -225,8 +237,8 @@ def _float(text: str) -> float:
     return float(text)
 
 
-def _illegal(measure: TrecMeasure, params: str, why: str = "") -> UnknownMeasure:
-    return UnknownMeasure(f"illegal parameters {shown(params)} for measure '{measure.name}'"
+def _illegal(measure: TrecMeasure, params: str, why: str = "") -> BadParameters:
+    return BadParameters(measure.name, f"illegal parameters {shown(params)} for measure '{measure.name}'"
                           + (f": {why}" if why else ""))
 
 
@@ -245,13 +257,13 @@ def cutoff_values(measure: TrecMeasure, params: str | None) -> tuple:
     except ValueError:
         raise _illegal(measure, params) from None
     if measure.kind == CUT_LONG and values[0] <= 0:
-        raise UnknownMeasure(f"non-positive cutoff in {shown(measure.name + '.' + params)}")
+        raise BadParameters(measure.name, f"non-positive cutoff in {shown(measure.name + '.' + params)}")
     if measure.kind == CUT_LONG and values[-1] > LONG_MAX:
         raise _illegal(measure, params, f"cutoff {shown(values[-1])} is beyond trec_eval's largest ({LONG_MAX})")
     if measure.kind == CUT_DOUBLE and not all(math.isfinite(v) for v in values):
         raise _illegal(measure, params, "a cutoff is not a finite number")
     if len(set(values)) != len(values):
-        raise UnknownMeasure(f"duplicate cutoffs in {shown(measure.name + '.' + params)}")
+        raise BadParameters(measure.name, f"duplicate cutoffs in {shown(measure.name + '.' + params)}")
     return tuple(values)
 
 

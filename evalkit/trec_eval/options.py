@@ -4,8 +4,8 @@ Exit codes, as trec_eval's: 1 usage or illegal measure, 2 unreadable input, 4 a 
 7 no topic with both results and judgments. Kit additions: several run files after the qrels (one block per run,
 each with its ``runid`` line), ``--trec-eval-version 10.0|9.0.8`` (measure list, ``all_trec``, recall-level
 rounding) and ``--ties float64|float32`` (default: the version's own, float64 for 10.0, float32 for 9.0.8).
-Refused by name: ``-Z`` (z-scores), ``-D`` (debug output), ``-R prefs|qrels_prefs|qrels_jg``, ``-T`` other than
-``trec_results``.
+Refused by name: ``-Z`` (z-scores), ``-D`` (debug output), ``-R prefs|qrels_prefs|qrels_jg`` (exit 1); a ``-R``
+or ``-T`` trec_eval does not know exits 2 with its message.
 """
 
 from __future__ import annotations
@@ -23,6 +23,31 @@ USAGE = """Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file 
        ('-m all_trec' prints all trec_eval measures, '-m official' is default)
 """
 
+HELP = USAGE + """
+Options, as NIST trec_eval's (before, between or after the files; long ones by any unambiguous prefix):
+   -q, --query_eval_wanted           per-topic lines as well as the summary ('all') lines
+   -m, --measure MEASURE             a measure, a family (official, set, all_trec) or a measure with parameters:
+                                     P.5,10  ndcg_cut.10  ndcg.1=3,2=9  set_F.0.5  (P_10 is read as P.10)
+   -c, --complete_rel_info_wanted    average over every qrels topic; a topic the run lacks counts
+   -l, --level_for_rel N             the lowest grade that counts as relevant (default 1)
+   -n, --nosummary                   no summary lines
+   -J, --Judged_docs_only            leave documents the qrels do not judge out of the rankings
+   -N, --Number_docs_in_coll N       the number of documents in the collection (for measures that need it)
+   -M, --Max_retrieved_per_topic N   evaluate each ranking's top N documents only
+   -R, --Rel_info_format qrels       the qrels format (the only one the kit reads)
+   -T, --Results_format trec_results the run format (the only one)
+   -o                                obsolete in trec_eval; ignored
+   -v, --version                     the version, on standard error
+   -h, --help                        this text
+The kit's own:
+   several run files after the qrels: one block per run, as trec_eval would print each alone
+   --trec-eval-version 10.0|9.0.8    whose measures, all_trec list and rounding (default 10.0)
+   --ties float64|float32            how scores are compared for ties (default: the version's own)
+Refused by name: -Z (z-scores), -D (debug output), -R prefs|qrels_prefs|qrels_jg, the prefs and *_avgjg
+measures. Where else the kit differs from trec_eval (a run lacking a qrels topic, a document listed twice, a NaN
+score, numbers written loosely): docs/trec_eval.md in the kit's repository.
+"""
+
 EXIT_USAGE = 1
 EXIT_INPUT = 2
 EXIT_MEASURE = 4
@@ -31,6 +56,11 @@ EXIT_NO_TOPICS = 7
 
 class UsageError(Exception):
     """Bad command line: trec_eval prints its usage and exits 1."""
+
+
+class IllegalFormat(Exception):
+    """A ``-R`` or ``-T`` format trec_eval does not know: it says so and exits 2 (trec_eval.c, once the command
+    line is otherwise sound)."""
 
 
 def _integer(text: str) -> int:
@@ -53,7 +83,7 @@ def _formatter(prog: str) -> argparse.HelpFormatter:
 
 
 def build_parser(prog: str = "trec_eval") -> argparse.ArgumentParser:
-    p = _Parser(prog=prog, add_help=False, usage=USAGE, allow_abbrev=False, formatter_class=_formatter)
+    p = _Parser(prog=prog, add_help=False, usage=USAGE, formatter_class=_formatter)
     p.add_argument("-h", "--help", action="store_true")
     p.add_argument("-v", "--version", action="store_true")
     p.add_argument("-q", "--query_eval_wanted", dest="q", action="store_true")
@@ -75,22 +105,31 @@ def build_parser(prog: str = "trec_eval") -> argparse.ArgumentParser:
     return p
 
 
+#: the rel_info formats trec_eval 10.0 knows (formats.c) that the kit does not read
+OTHER_REL_FORMATS = ("qrels_jg", "prefs", "qrels_prefs")
+
+
 def parse(argv: list[str], prog: str = "trec_eval") -> argparse.Namespace:
-    args = build_parser(prog).parse_args(argv)
+    """The command line as trec_eval's ``getopt_long`` reads it: options before, between or after the files
+    (``--`` ends them), long options by any unambiguous prefix (``--query`` for ``--query_eval_wanted``). Raises
+    :class:`UsageError` (exit 1) or :class:`IllegalFormat` (exit 2)."""
+    args = build_parser(prog).parse_intermixed_args(argv)
     if args.help:
         return args
     if args.Z is not None:
         raise UsageError("-Z (z-scores) is not implemented by the kit")
     if args.D is not None:
         raise UsageError("-D (debug output) is not implemented by the kit")
-    if args.R != "qrels":
+    if args.R in OTHER_REL_FORMATS:
         raise UsageError(f"-R {args.R}: only the 'qrels' format is implemented by the kit (prefs, qrels_prefs "
                          "and qrels_jg are not)")
-    if args.T != "trec_results":
-        raise UsageError(f"-T {args.T}: illegal retrieval results format")
     _check_counts(args)
     if not args.version and len(args.files) < 2:
         raise UsageError("need a qrels file and at least one run file")
+    if args.R != "qrels":
+        raise IllegalFormat(f"Illegal rel_format {shown(args.R)}")
+    if args.T != "trec_results":
+        raise IllegalFormat(f"Illegal retrieval results format {shown(args.T)}")
     if args.ties is None:
         args.ties = "float64" if args.te_version == "10.0" else "float32"
     return args
