@@ -3,8 +3,10 @@
 What trec_eval does (``get_trec_results.c``, ``get_qrels.c``, ``form_res_rels.c``) and this module repeats:
 
 * a run line is ``qid iter docno rank sim runid [anything]``; fields after the runid are ignored, ``#`` starts
-  a comment line, blank lines are skipped; the runid printed is the one on the last line;
-* a qrels line is ``qid iter docno rel``; ``#`` comment lines are skipped; a negative rel means "in the pool but
+  a comment line (10.0; 9.0.8 has none), blank lines are skipped; the runid printed is the one on the last line;
+* a qrels line is ``qid iter docno rel``; a ``#`` comment line is skipped when 10.0 skips it (``#`` its first byte,
+  the line before it not a comment too, a data line after it; any other ``#`` line is refused by name, as 10.0
+  reads it as data or crashes; 9.0.8 has no comment lines); a negative rel means "in the pool but
   not judged" (``RELVALUE_UNJUDGED``, used by infAP), a retrieved document absent from the qrels is
   ``RELVALUE_NONPOOL``;
 * each topic's documents are ranked by score descending, ties broken by docno descending (``strcmp``), then cut
@@ -97,11 +99,44 @@ def _regular(data: bytes, width: int) -> bool:
     return True
 
 
+VERSIONS = ("10.0", "9.0.8")
+
+
+def _comment_refusal(name: str, number: int, line: bytes, what: str, version: str, qrels: bool,
+                     after_comment: bool) -> None:
+    """Raise the error for a line whose first field starts with ``#`` that trec_eval does not skip as a comment
+    (it reads such a line as data: topic ``#...``, or "Malformed line"); return if it skips it.
+
+    trec_eval 9.0.8 has no comment lines. trec_eval 10.0 skips a run line whose first non-blank byte is ``#``;
+    in a qrels (``get_qrels.c``) it skips a line whose first byte is ``#``, then reads the next line as data
+    whatever it holds: a second ``#`` line in a row is read as data, and so is an indented ``#`` line (the
+    caller refuses a ``#`` line with no data line after it: there trec_eval reads past the end of its buffer)."""
+    shown_line = shown(line[:80].decode(errors="replace"))
+    if version == "9.0.8":
+        fields = len(line.split())
+        reading = (f"reads it as data (a topic '{line.split()[0].decode(errors='replace')}')"
+                   if fields == 4 or (not qrels and fields >= 6) else "stops with 'Malformed line'")
+        raise TrecFormatError(name, number, f"'#' line {shown_line}: trec_eval 9.0.8 has no comment lines, it "
+                                            f"{reading}; comments are trec_eval 10.0's")
+    if not qrels:
+        return
+    if line[:1] != b"#":
+        raise TrecFormatError(name, number, f"indented '#' line {shown_line}: trec_eval 10.0 skips a qrels line "
+                                            f"as a comment only when '#' is its first byte, and reads this one as "
+                                            f"{what} (a topic '#')")
+    if after_comment:
+        raise TrecFormatError(name, number, f"'#' line {shown_line} right after another: trec_eval 10.0 skips a "
+                                            f"qrels comment line and reads the next line as data whatever it holds, "
+                                            f"so it reads this one as {what} (a topic '#' or 'Malformed line')")
+
+
 def _fields(name: str, data: bytes, width: int, exact: bool, what: str,
-            wanted: tuple[int, ...]) -> tuple[list, np.ndarray]:
+            wanted: tuple[int, ...], version: str = "10.0") -> tuple[list, np.ndarray]:
     """([list of bytes per wanted column 0..width-1, else None], line numbers of kept lines). A run line keeps its first
-    ``width`` fields (``exact=False``: more are ignored); a qrels line must have exactly ``width``. ``#`` lines
-    and blank lines are skipped."""
+    ``width`` fields (``exact=False``: more are ignored); a qrels line must have exactly ``width``. Blank lines
+    are skipped; ``#`` lines as ``version`` skips them (:func:`_comment_refusal`: the others are refused)."""
+    if version not in VERSIONS:
+        raise ValueError(f"version must be one of {VERSIONS}, not {version!r}")
     _check_text(name, data)
     if _regular(data, width):  # the common case: one data.split(), no Python loop over lines
         tokens = data.split()
@@ -116,15 +151,25 @@ def _fields(name: str, data: bytes, width: int, exact: bool, what: str,
             numbers = np.arange(1, len(columns[0]) + 1)
         return columns, numbers
     rows, numbers = [], []
+    after_comment = 0  # the number of the comment line just skipped (blank lines skipped in between)
     for number, line in enumerate(data.split(b"\n"), start=1):
         parts = line.split()
-        if not parts or parts[0].startswith(b"#"):
+        if not parts:
             continue
+        if parts[0].startswith(b"#"):
+            _comment_refusal(name, number, line, what, version, exact, bool(after_comment))
+            after_comment = number
+            continue
+        after_comment = 0
         if len(parts) < width or (exact and len(parts) > width):
             raise TrecFormatError(name, number, f"{len(parts)} fields where {what} needs "
                                                 f"{'exactly ' if exact else ''}{width}: {line[:80]!r}")
         rows.append(parts[:width])
         numbers.append(number)
+    if exact and after_comment:  # a qrels comment: trec_eval 10.0 reads the next line as data, and there is none
+        raise TrecFormatError(name, after_comment, "'#' line with no data line after it: trec_eval 10.0 reads the "
+                                                   "line after a qrels comment as data, and past the end of the "
+                                                   "file it reads beyond its buffer (it crashes)")
     if not numbers:
         raise TrecFormatError(name, None, "no lines to read (only comments or blank lines)")
     columns = [[r[c] for r in rows] if c in wanted else None for c in range(width)]
@@ -205,11 +250,12 @@ def _topic_ids(qids: list) -> tuple[list, np.ndarray]:
     return distinct.tolist(), np.repeat(inverse, np.diff(np.append(firsts, len(values))))
 
 
-def read_qrels(path: os.PathLike | str, data: tuple[str, bytes] | None = None) -> Qrels:
+def read_qrels(path: os.PathLike | str, data: tuple[str, bytes] | None = None, version: str = "10.0") -> Qrels:
     """Read a qrels file (``qid iter docno rel``); see the module notes for what is refused. ``data``: the file's
-    (name, bytes) from :func:`read_input`, if already read."""
+    (name, bytes) from :func:`read_input`, if already read; ``version``: the trec_eval whose comment lines are
+    skipped (``"10.0"``, or ``"9.0.8"``, which has none)."""
     name, data = data or read_input(path)
-    (qids, _, docnos, rel_text), numbers = _fields(name, data, 4, True, "a qrels line", (0, 2, 3))
+    (qids, _, docnos, rel_text), numbers = _fields(name, data, 4, True, "a qrels line", (0, 2, 3), version)
     try:
         grades = np.array(rel_text).astype(np.int64)
     except (ValueError, OverflowError):
@@ -260,10 +306,11 @@ class RunFile:
         self.numbers = numbers  # line number of each kept line
 
 
-def read_run(path: os.PathLike | str, data: tuple[str, bytes] | None = None) -> RunFile:
-    """Read a run file (``qid iter docno rank sim runid [...]``); ``data`` as for :func:`read_qrels`."""
+def read_run(path: os.PathLike | str, data: tuple[str, bytes] | None = None, version: str = "10.0") -> RunFile:
+    """Read a run file (``qid iter docno rank sim runid [...]``); ``data`` and ``version`` as for
+    :func:`read_qrels`."""
     name, data = data or read_input(path)
-    (qids, _, docnos, _, sims, runids), numbers = _fields(name, data, 6, False, "a run line", (0, 2, 4))
+    (qids, _, docnos, _, sims, runids), numbers = _fields(name, data, 6, False, "a run line", (0, 2, 4), version)
     try:
         scores = np.array([float(x) for x in sims], np.float64)
     except ValueError:
