@@ -470,3 +470,36 @@ def test_extra_run_columns_as_trec_eval_9_0_8(tmp_path, scratch):
     assert (rc, code) == (0, 0), err
     assert_same_text(text, reference, "9.0.8 extra columns")
 
+
+@pytest.mark.parametrize("separator", [" ", "  "], ids=["span reader", "general reader"])
+def test_a_topic_with_no_grade_at_least_0(tmp_path, scratch, separator):
+    """form_res_rels.c sizes a topic's counts per grade by its top grade + 1 (te_chk_and_malloc keeps the largest
+    buffer so far): a topic with no grade >= 0 that comes first makes trec_eval (10.0 and 9.0.8) exit 4 "Can't
+    calculate measure" with nothing printed, which the kit now does too (it printed numbers); later, a top grade of
+    -1 leaves the previous topic's counts in place and -2 crashes (memset of a negative size): the kit exits 4 too,
+    naming the topic and the qrels file. Both readers (a regular qrels, one with two blanks)."""
+    qrels, results = tmp_path / "q", tmp_path / "r"
+    results.write_text(COMMENT_RUN)
+    cases = [("1 0 a -1\n1 0 b -2\n2 0 c 1\n", "'1'", True),  # the first topic scored
+             ("1 0 a 1\n2 0 c -2\n2 0 d -5\n", "'2'", False),  # later, <= -2: trec_eval crashes
+             ("1 0 a 1\n2 0 c -1\n", "'2'", False)]  # later, -1: trec_eval reads the previous topic's counts
+    for text, topic, first in cases:
+        qrels.write_text(text.replace(" ", separator))
+        from evalkit.trec_eval import reader as trec_eval_reader
+
+        assert (trec_eval_reader.read_qrels(qrels) is None) == (separator != " ")
+        for version in ("10.0", "9.0.8"):
+            if first:
+                assert theirs(build(version, scratch), "-q", qrels, results) == (4, "")
+            rc, out, err = ours("--trec-eval-version", version, "-q", qrels, results)
+            assert (rc, out) == (4, ""), err
+            assert f"topic {topic} of {qrels} has no grade >= 0" in err
+    qrels.write_text("1 0 a 1\n3 0 c -1\n".replace(" ", separator))  # not in the run: not scored, unless -c
+    code, reference = theirs(build("9.0.8", scratch), "-q", qrels, results)
+    assert ours("--trec-eval-version", "9.0.8", "-q", qrels, results)[:2] == (code, reference)
+    assert ours("-q", "-c", qrels, results)[0] == 4
+    from evalkit.trec_eval import rankings
+
+    judged = rankings.rank(rankings.read_run(results), rankings.read_qrels(qrels), complete=True)
+    assert judged.topics == ["1", "3"]  # the kit's own callers (evalkit.evaluate) still score such a topic
+

@@ -118,7 +118,7 @@ def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10
         del general
         judged = rankings.rank(run, qrels, ties=ties, max_docs=max_docs, judged_only=judged_only,
                                relevance_level=relevance_level, complete=complete and version == "10.0",
-                               last_lookup=len(run_paths) == 1)
+                               last_lookup=len(run_paths) == 1, refuse_ungraded=True)
         if len(judged.topics) == 0:
             raise NoTopics(run.name)
         return "\n".join(format_run(judged, selection, run.runid, options)) + "\n"

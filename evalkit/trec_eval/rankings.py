@@ -8,7 +8,8 @@ What trec_eval does (``get_trec_results.c``, ``get_qrels.c``, ``form_res_rels.c`
   the line before it not a comment too, a data line after it; any other ``#`` line is refused by name, as 10.0
   reads it as data or crashes; 9.0.8 has no comment lines); a negative rel means "in the pool but
   not judged" (``RELVALUE_UNJUDGED``, used by infAP), a retrieved document absent from the qrels is
-  ``RELVALUE_NONPOOL``;
+  ``RELVALUE_NONPOOL``; the ``trec_eval`` command refuses a topic it scores with no rel >= 0
+  (:func:`_refuse_ungraded`);
 * each topic's documents are ranked by score descending, ties broken by docno descending (``strcmp``), then cut
   at ``-M`` documents; ``-J`` then drops the documents not judged (keeping the order).
 
@@ -395,16 +396,38 @@ def _score_order(topic_ids: np.ndarray, key: np.ndarray) -> np.ndarray:
     return np.lexsort((key, topic_ids))
 
 
+class UngradedTopic(ValueError):
+    """A topic to be scored whose qrels hold no grade >= 0 (every judgment negative): trec_eval cannot score it."""
+
+
+def _refuse_ungraded(qrels: Qrels, topics: list, rows: list) -> None:
+    """trec_eval (10.0 and 9.0.8, ``form_res_rels.c``) sizes a topic's counts per grade by its highest grade + 1,
+    through ``te_chk_and_malloc``, which keeps the largest buffer asked so far. With no grade >= 0 that size is 0
+    or less: for the first topic scored no buffer exists yet, so it returns NULL and trec_eval exits 4 ("Can't
+    calculate measure"); for a later topic a top grade of -1 leaves the previous topic's counts in place (read by
+    bpref and the gain measures), and -2 or below asks ``memset`` for a negative size (a crash)."""
+    empty = np.flatnonzero(qrels.levels[rows].sum(axis=1) == 0) if rows else []
+    if len(empty):
+        t = int(empty[0])
+        where = ("the first topic scored: trec_eval exits 4 'Can't calculate measure'" if t == 0 else
+                 "trec_eval crashes on it or reuses the previous topic's counts, as it is not the first topic scored")
+        raise UngradedTopic(f"topic {shown(topics[t].decode(errors='replace'))} of {qrels.name} has no grade >= 0 "
+                            f"(every judgment negative), which trec_eval cannot score ({where})")
+
+
 def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None = None,
          judged_only: bool = False, relevance_level: int = 1, complete: bool = False,
-         last_lookup: bool = False) -> Judged:
+         last_lookup: bool = False, refuse_ungraded: bool = False) -> Judged:
     """Rank ``run`` as trec_eval does and look up each document's judgment.
 
     The topics kept are those in both the run and the qrels, in ``strcmp`` order. With ``complete`` (``-c``,
     trec_eval 10.0's way), qrels topics the run lacks are added on trec_eval's one-document placeholder ranking
     (``bogus=True``); the caller zeroes what trec_eval zeroes. ``last_lookup``: no run will be looked up in these
     qrels again, so their judgments (table or dicts) are let go once this run's grades are known: the ranking and
-    the measures' arrays then take their place in memory (what one run through the command line peaks at)."""
+    the measures' arrays then take their place in memory (what one run through the command line peaks at).
+    ``refuse_ungraded`` (the ``trec_eval`` command): a topic scored whose qrels hold no grade >= 0 raises
+    :class:`UngradedTopic` (:func:`_refuse_ungraded`: trec_eval exits 4 on it, crashes or reads stale counts);
+    otherwise it is scored as a topic with nothing relevant."""
     if ties not in TIE_MODES:
         raise ValueError(f"ties must be one of {TIE_MODES}, not {ties!r}")
     run_topics, topic_ids, grades, kept = run.lookup(qrels) if hasattr(run, "lookup") else _lookup(run, qrels)
@@ -458,6 +481,8 @@ def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None
             topics = [t for t, _ in merged]
             bogus = [b for _, b in merged]
     rows = [qrels_index[t] for t in topics]
+    if refuse_ungraded:
+        _refuse_ungraded(qrels, topics, rows)
     n_topics = len(topics)
     width = int(counts[kept].max()) if kept else 0
     width = max(width, 1 if any(bogus) else 0) + 1
