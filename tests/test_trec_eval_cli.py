@@ -503,3 +503,18 @@ def test_a_topic_with_no_grade_at_least_0(tmp_path, scratch, separator):
     judged = rankings.rank(rankings.read_run(results), rankings.read_qrels(qrels), complete=True)
     assert judged.topics == ["1", "3"]  # the kit's own callers (evalkit.evaluate) still score such a topic
 
+
+@pytest.mark.parametrize("text, line, grade, atol", [
+    ("1 0 a 1.5\n", 1, "1.5", 1),  # the span reader declines it, the general reader names it
+    ("1 0 a 1\n1  0 b 1e2\n", 2, "1e2", 1),
+    ("1 0 a -3.5\n", 1, "-3.5", -3),
+])
+def test_a_grade_that_is_not_an_integer_is_named_so(tmp_path, text, line, grade, atol):
+    """A qrels grade like 1.5 or 1e2 is a number, but not an integer (trec_eval's atol reads its leading digits):
+    the message said 'is not a number'."""
+    qrels, results = tmp_path / "q", tmp_path / "r"
+    qrels.write_text(text)
+    results.write_text("1 Q0 a 1 1 t\n")
+    rc, out, err = ours(qrels, results)
+    assert (rc, out) == (2, "")
+    assert f"{qrels}:{line}: relevance '{grade}' is not an integer (trec_eval's atol would read {atol})" in err

@@ -20,7 +20,7 @@ in single precision but not in double precision tie in 9.0.8 and are then ordere
 Where the kit is stricter than trec_eval (clear errors naming file and line instead of a silent reading): a score
 that is not a number (trec_eval's ``atof`` reads it as 0), a relevance that is not an integer (``atol`` reads
 ``1.5`` as 1), a qrels line with more than four fields, a document twice in one topic (trec_eval exits 4 without
-the line), a NUL byte. Blank qrels lines are skipped (trec_eval refuses them).
+the line), a NUL byte, a run with no data line. Blank qrels lines are skipped (trec_eval refuses them).
 """
 
 from __future__ import annotations
@@ -180,7 +180,8 @@ def _fields(name: str, data: bytes, width: int, exact: bool, what: str,
 
 
 def _bad_number(name: str, texts: list, numbers: np.ndarray, parse, what: str):
-    """Raise the error naming the first field numpy could not convert: not a number, or an integer beyond C long."""
+    """Raise the error naming the first field numpy could not convert: not a number (a score), not an integer (a
+    grade: ``1.5``, ``1e2``, where trec_eval's atol reads 1), or an integer beyond C long."""
     for text, number in zip(texts, numbers.tolist()):
         try:
             value = parse(text)
@@ -188,7 +189,12 @@ def _bad_number(name: str, texts: list, numbers: np.ndarray, parse, what: str):
                 raise ValueError
         except (ValueError, OverflowError):
             token = shown(text.decode(errors="replace"))
-            problem = "is out of range" if parse is int and _DECIMAL.fullmatch(text) else "is not a number"
+            if parse is int:
+                lead = re.match(rb"[+-]?[0-9]+", text)  # what C's atol reads: a sign and the digits after it
+                problem = "is out of range" if _DECIMAL.fullmatch(text) else (
+                    f"is not an integer (trec_eval's atol would read {int(lead.group()) if lead else 0})")
+            else:
+                problem = "is not a number"
             raise TrecFormatError(name, int(number), f"{what} {token} {problem}") from None
     raise TrecFormatError(name, None, f"unreadable {what}")
 
