@@ -414,3 +414,159 @@ def test_trec8_tie_runs_all_trec_full_precision(version, trec8_plain, scratch):
         text = trec_eval_cli.evaluate_files(qrels, paths, ["all_trec"], version=version, per_topic=True,
                                             full_precision=True, reader=reader)
         assert_same_text(text, reference, f"TREC-8 {version} -q all_trec %.17g, {reader} reader")
+
+
+COMMENT_RUN = "1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n2 Q0 c 1 1 t\n2 Q0 d 2 0.5 t\n"
+
+
+@pytest.mark.parametrize("qrels_text", [
+    "# judged by hand\n1 0 a 1\n1 0 b 0\n2 0 c 1\n",  # a header line
+    "1 0 a 1\n# topic 2 next\n2 0 c 1\n1 0 b 0\n",  # a comment after a data line
+    "# h\n1 0 a 1\n# x\n1 0 b 0\n# y\n2 0 c 1\n",  # a comment before each data line
+    "1 0 a 1\n#3 0 c 1\n2 0 c 1\n",  # '#' as the first byte after a data line: skipped, even with 4 fields
+], ids=["header", "after a data line", "between data lines", "topic-like"])
+def test_qrels_comment_lines_trec_eval_10_skips_are_skipped(tmp_path, scratch, qrels_text):
+    """The '#' lines trec_eval 10.0 skips in a qrels file (its first byte '#', right after a data line or first in
+    the file): the kit prints what it prints."""
+    qrels, results = tmp_path / "q", tmp_path / "r"
+    qrels.write_text(qrels_text)
+    results.write_text(COMMENT_RUN)
+    for options in (["-q", "-c"], ["-q", "-m", "all_trec"]):
+        code, reference = theirs(build("10.0", scratch), *options, qrels, results)
+        assert code == 0
+        rc, text, err = ours(*options, qrels, results)
+        assert rc == 0, err
+        assert_same_text(text, reference, f"{options} {qrels_text!r}")
+
+
+@pytest.mark.parametrize("qrels_text, line, fragment, nist", [
+    ("# judged by hand\n# second header\n1 0 a 1\n2 0 c 1\n", 2, "right after another", "Malformed"),
+    ("# judged by hand\n# 0 x 1\n1 0 a 1\n2 0 c 1\n", 2, "right after another", "topic #"),
+    ("1 0 a 1\n  # 0 x 1\n2 0 c 1\n", 2, "indented '#' line", "topic #"),
+    ("1 0 a 1\n2 0 c 1\n# end\n", 3, "no data line after it", None),  # NIST reads past its buffer (a crash)
+    ("1 0 a 1\n2 0 c 1\n# end", 3, "no data line after it", None),
+    ("1 0 a 1\n2 0 c 1\n# end\n\n", 3, "no data line after it", "Malformed"),  # (its blank line)
+    ("# a\n\n# b\n1 0 a 1\n2 0 c 1\n", 3, "right after another", "Malformed"),  # (its blank line)
+])
+def test_qrels_comment_lines_trec_eval_10_reads_as_data_are_refused(tmp_path, scratch, qrels_text, line, fragment,
+                                                                    nist):
+    """trec_eval 10.0 (get_qrels.c) skips a qrels line whose first byte is '#' and then reads the next line as data
+    whatever it holds: a second '#' line in a row is data ('Malformed line', or a topic '#' if it has 4 fields), an
+    indented '#' line is data, and a '#' line with nothing after it makes it read past the end of its buffer. The
+    kit skipped them all; now it refuses them naming file and line (exit 2). The span reader declines every file
+    with a '#' line, so the general reader decides for both."""
+    qrels, results = tmp_path / "q", tmp_path / "r"
+    qrels.write_text(qrels_text)
+    results.write_text(COMMENT_RUN)
+    if nist == "Malformed":
+        assert theirs(build("10.0", scratch), qrels, results)[0] == 2
+    elif nist == "topic #":
+        code, reference = theirs(build("10.0", scratch), "-q", "-c", "-m", "num_rel", qrels, results)
+        assert code == 0 and "\t#\t" in reference
+    from evalkit.trec_eval import reader as trec_eval_reader
+
+    assert trec_eval_reader.read_qrels(qrels) is None
+    rc, out, err = ours("-c", qrels, results)
+    assert (rc, out) == (2, "")
+    assert f"{qrels}:{line}:" in err and fragment in err
+
+
+def test_run_comment_lines_are_read_as_trec_eval_10_reads_them(tmp_path, scratch):
+    """Runs (get_trec_results.c): any line whose first non-blank byte is '#' is a comment, indented, repeated or
+    last; the kit already read them so (a check, not a fix)."""
+    qrels, results = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    lines = COMMENT_RUN.splitlines(keepends=True)
+    results.write_text("# h1\n# h2\n" + lines[0] + "  # indented\n\t#x Q0 a 1 1 u\n" + "".join(lines[1:]) +
+                       "#3 Q0 c 1 9 v\n# last")
+    for options in (["-q", "-c"], ["-q", "-m", "all_trec"]):
+        code, reference = theirs(build("10.0", scratch), *options, qrels, results)
+        rc, text, err = ours(*options, qrels, results)
+        assert (rc, code) == (0, 0), err
+        assert_same_text(text, reference, f"{options}")
+
+
+@pytest.mark.parametrize("which, text, line, nist", [
+    ("qrels", "# c\n1 0 a 1\n2 0 c 1\n", 1, "Malformed"),
+    ("qrels", "1 0 a 1\n# 0 x 1\n2 0 c 1\n", 2, "data"),  # 9.0.8: a topic '#'
+    ("run", "# c\n" + COMMENT_RUN, 1, "Malformed"),
+    ("run", COMMENT_RUN + "# a b c d e\n", 5, "data"),  # 9.0.8: a topic '#' and runid 'e'
+])
+def test_comment_lines_are_refused_as_trec_eval_9_0_8(tmp_path, scratch, which, text, line, nist):
+    """trec_eval 9.0.8 has no comment lines: '# c' is 'Malformed line' (exit 2) and a '#' line with enough fields is
+    data. With --trec-eval-version 9.0.8 the kit skipped them as 10.0 does; now it refuses them (exit 2, file and
+    line)."""
+    files = {"qrels": tmp_path / "q", "run": tmp_path / "r"}
+    files["qrels"].write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    files["run"].write_text(COMMENT_RUN)
+    files[which].write_text(text)
+    code, reference = theirs(build("9.0.8", scratch), "-m", "num_q", "-m", "runid", files["qrels"], files["run"])
+    if nist == "Malformed":
+        assert (code, reference) == (2, "")
+    else:
+        assert code == 0
+    rc, out, err = ours("--trec-eval-version", "9.0.8", files["qrels"], files["run"])
+    assert (rc, out) == (2, "")
+    assert f"{files[which]}:{line}:" in err and "trec_eval 9.0.8 has no comment lines" in err
+    rc, _, err = ours(files["qrels"], files["run"])  # 10.0 skips those two
+    assert rc == 0, err
+
+
+def test_extra_run_columns_as_trec_eval_9_0_8(tmp_path, scratch):
+    """9.0.8, like 10.0, ignores what follows the runid (a check, not a fix)."""
+    qrels, results = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    results.write_text("1 Q0 a 1 2 t extra 7\n1 Q0 b 2 1 t x\n2 Q0 c 1 1 t\n")
+    code, reference = theirs(build("9.0.8", scratch), "-q", "-m", "all_trec", qrels, results)
+    rc, text, err = ours("--trec-eval-version", "9.0.8", "-q", "-m", "all_trec", qrels, results)
+    assert (rc, code) == (0, 0), err
+    assert_same_text(text, reference, "9.0.8 extra columns")
+
+
+@pytest.mark.parametrize("separator", [" ", "  "], ids=["span reader", "general reader"])
+def test_a_topic_with_no_grade_at_least_0(tmp_path, scratch, separator):
+    """form_res_rels.c sizes a topic's counts per grade by its top grade + 1 (te_chk_and_malloc keeps the largest
+    buffer so far): a topic with no grade >= 0 that comes first makes trec_eval (10.0 and 9.0.8) exit 4 "Can't
+    calculate measure" with nothing printed, which the kit now does too (it printed numbers); later, a top grade of
+    -1 leaves the previous topic's counts in place and -2 crashes (memset of a negative size): the kit exits 4 too,
+    naming the topic and the qrels file. Both readers (a regular qrels, one with two blanks)."""
+    qrels, results = tmp_path / "q", tmp_path / "r"
+    results.write_text(COMMENT_RUN)
+    cases = [("1 0 a -1\n1 0 b -2\n2 0 c 1\n", "'1'", True),  # the first topic scored
+             ("1 0 a 1\n2 0 c -2\n2 0 d -5\n", "'2'", False),  # later, <= -2: trec_eval crashes
+             ("1 0 a 1\n2 0 c -1\n", "'2'", False)]  # later, -1: trec_eval reads the previous topic's counts
+    for text, topic, first in cases:
+        qrels.write_text(text.replace(" ", separator))
+        from evalkit.trec_eval import reader as trec_eval_reader
+
+        assert (trec_eval_reader.read_qrels(qrels) is None) == (separator != " ")
+        for version in ("10.0", "9.0.8"):
+            if first:
+                assert theirs(build(version, scratch), "-q", qrels, results) == (4, "")
+            rc, out, err = ours("--trec-eval-version", version, "-q", qrels, results)
+            assert (rc, out) == (4, ""), err
+            assert f"topic {topic} of {qrels} has no grade >= 0" in err
+    qrels.write_text("1 0 a 1\n3 0 c -1\n".replace(" ", separator))  # not in the run: not scored, unless -c
+    code, reference = theirs(build("9.0.8", scratch), "-q", qrels, results)
+    assert ours("--trec-eval-version", "9.0.8", "-q", qrels, results)[:2] == (code, reference)
+    assert ours("-q", "-c", qrels, results)[0] == 4
+    from evalkit.trec_eval import rankings
+
+    judged = rankings.rank(rankings.read_run(results), rankings.read_qrels(qrels), complete=True)
+    assert judged.topics == ["1", "3"]  # the kit's own callers (evalkit.evaluate) still score such a topic
+
+
+@pytest.mark.parametrize("text, line, grade, atol", [
+    ("1 0 a 1.5\n", 1, "1.5", 1),  # the span reader declines it, the general reader names it
+    ("1 0 a 1\n1  0 b 1e2\n", 2, "1e2", 1),
+    ("1 0 a -3.5\n", 1, "-3.5", -3),
+])
+def test_a_grade_that_is_not_an_integer_is_named_so(tmp_path, text, line, grade, atol):
+    """A qrels grade like 1.5 or 1e2 is a number, but not an integer (trec_eval's atol reads its leading digits):
+    the message said 'is not a number'."""
+    qrels, results = tmp_path / "q", tmp_path / "r"
+    qrels.write_text(text)
+    results.write_text("1 Q0 a 1 1 t\n")
+    rc, out, err = ours(qrels, results)
+    assert (rc, out) == (2, "")
+    assert f"{qrels}:{line}: relevance '{grade}' is not an integer (trec_eval's atol would read {atol})" in err

@@ -21,6 +21,7 @@ import gc
 import os
 import signal
 import sys
+from functools import partial
 
 from evalkit.errors import TrecFormatError, one_line, shown
 from evalkit.trec_eval import workers
@@ -100,7 +101,7 @@ def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10
 
     def read_qrels():
         span_reader = spans and (lambda path, source: spans.read_qrels(path, source=source, spread=spread))
-        qrels, general = read(qrels_path, span_reader, rankings.read_qrels)
+        qrels, general = read(qrels_path, span_reader, partial(rankings.read_qrels, version=version))
         qrels = qrels or general()
         return qrels, OutputOptions(
             per_topic=per_topic, summary=summary, complete=complete, num_docs_in_coll=num_docs_in_coll,
@@ -109,7 +110,8 @@ def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10
 
     def block(path, judged_by) -> str:
         try:
-            run, general = read(path, spans and spans.read_run, rankings.read_run)  # before the qrels are known
+            run, general = read(path, spans and spans.read_run,  # before the qrels are known
+                                partial(rankings.read_run, version=version))
         except TrecFormatError:  # the run cannot be read: an error in the qrels is reported first
             judged_by()
             raise
@@ -119,7 +121,7 @@ def evaluate_files(qrels_path, run_paths, measures=("official",), *, version="10
         del general
         judged = rankings.rank(run, qrels, ties=ties, max_docs=max_docs, judged_only=judged_only,
                                relevance_level=relevance_level, complete=complete and version == "10.0",
-                               last_lookup=len(run_paths) == 1)
+                               last_lookup=len(run_paths) == 1, refuse_ungraded=True)
         if len(judged.topics) == 0:
             raise NoTopics(run.name)
         return "".join(line + "\n" for line in format_run(judged, selection, run.runid, options))  # -n: nothing

@@ -3,10 +3,13 @@
 What trec_eval does (``get_trec_results.c``, ``get_qrels.c``, ``form_res_rels.c``) and this module repeats:
 
 * a run line is ``qid iter docno rank sim runid [anything]``; fields after the runid are ignored, ``#`` starts
-  a comment line, blank lines are skipped; the runid printed is the one on the last line;
-* a qrels line is ``qid iter docno rel``; ``#`` comment lines are skipped; a negative rel means "in the pool but
+  a comment line (10.0; 9.0.8 has none), blank lines are skipped; the runid printed is the one on the last line;
+* a qrels line is ``qid iter docno rel``; a ``#`` comment line is skipped when 10.0 skips it (``#`` its first byte,
+  the line before it not a comment too, a data line after it; any other ``#`` line is refused by name, as 10.0
+  reads it as data or crashes; 9.0.8 has no comment lines); a negative rel means "in the pool but
   not judged" (``RELVALUE_UNJUDGED``, used by infAP), a retrieved document absent from the qrels is
-  ``RELVALUE_NONPOOL``;
+  ``RELVALUE_NONPOOL``; the ``trec_eval`` command refuses a topic it scores with no rel >= 0
+  (:func:`_refuse_ungraded`);
 * each topic's documents are ranked by score descending, ties broken by docno descending (``strcmp``), then cut
   at ``-M`` documents; ``-J`` then drops the documents not judged (keeping the order).
 
@@ -17,7 +20,7 @@ in single precision but not in double precision tie in 9.0.8 and are then ordere
 Where the kit is stricter than trec_eval (clear errors naming file and line instead of a silent reading): a score
 that is not a number (trec_eval's ``atof`` reads it as 0), a relevance that is not an integer (``atol`` reads
 ``1.5`` as 1), a qrels line with more than four fields, a document twice in one topic (trec_eval exits 4 without
-the line), a NUL byte. Blank qrels lines are skipped (trec_eval refuses them).
+the line), a NUL byte, a run with no data line. Blank qrels lines are skipped (trec_eval refuses them).
 """
 
 from __future__ import annotations
@@ -97,11 +100,44 @@ def _regular(data: bytes, width: int) -> bool:
     return True
 
 
+VERSIONS = ("10.0", "9.0.8")
+
+
+def _comment_refusal(name: str, number: int, line: bytes, what: str, version: str, qrels: bool,
+                     after_comment: bool) -> None:
+    """Raise the error for a line whose first field starts with ``#`` that trec_eval does not skip as a comment
+    (it reads such a line as data: topic ``#...``, or "Malformed line"); return if it skips it.
+
+    trec_eval 9.0.8 has no comment lines. trec_eval 10.0 skips a run line whose first non-blank byte is ``#``;
+    in a qrels (``get_qrels.c``) it skips a line whose first byte is ``#``, then reads the next line as data
+    whatever it holds: a second ``#`` line in a row is read as data, and so is an indented ``#`` line (the
+    caller refuses a ``#`` line with no data line after it: there trec_eval reads past the end of its buffer)."""
+    shown_line = shown(line[:80].decode(errors="replace"))
+    if version == "9.0.8":
+        fields = len(line.split())
+        reading = (f"reads it as data (a topic '{line.split()[0].decode(errors='replace')}')"
+                   if fields == 4 or (not qrels and fields >= 6) else "stops with 'Malformed line'")
+        raise TrecFormatError(name, number, f"'#' line {shown_line}: trec_eval 9.0.8 has no comment lines, it "
+                                            f"{reading}; comments are trec_eval 10.0's")
+    if not qrels:
+        return
+    if line[:1] != b"#":
+        raise TrecFormatError(name, number, f"indented '#' line {shown_line}: trec_eval 10.0 skips a qrels line "
+                                            f"as a comment only when '#' is its first byte, and reads this one as "
+                                            f"{what} (a topic '#')")
+    if after_comment:
+        raise TrecFormatError(name, number, f"'#' line {shown_line} right after another: trec_eval 10.0 skips a "
+                                            f"qrels comment line and reads the next line as data whatever it holds, "
+                                            f"so it reads this one as {what} (a topic '#' or 'Malformed line')")
+
+
 def _fields(name: str, data: bytes, width: int, exact: bool, what: str,
-            wanted: tuple[int, ...]) -> tuple[list, np.ndarray]:
+            wanted: tuple[int, ...], version: str = "10.0") -> tuple[list, np.ndarray]:
     """([list of bytes per wanted column 0..width-1, else None], line numbers of kept lines). A run line keeps its first
-    ``width`` fields (``exact=False``: more are ignored); a qrels line must have exactly ``width``. ``#`` lines
-    and blank lines are skipped."""
+    ``width`` fields (``exact=False``: more are ignored); a qrels line must have exactly ``width``. Blank lines
+    are skipped; ``#`` lines as ``version`` skips them (:func:`_comment_refusal`: the others are refused)."""
+    if version not in VERSIONS:
+        raise ValueError(f"version must be one of {VERSIONS}, not {version!r}")
     _check_text(name, data)
     if _regular(data, width):  # the common case: one data.split(), no Python loop over lines
         tokens = data.split()
@@ -116,15 +152,25 @@ def _fields(name: str, data: bytes, width: int, exact: bool, what: str,
             numbers = np.arange(1, len(columns[0]) + 1)
         return columns, numbers
     rows, numbers = [], []
+    after_comment = 0  # the number of the comment line just skipped (blank lines skipped in between)
     for number, line in enumerate(data.split(b"\n"), start=1):
         parts = line.split()
-        if not parts or parts[0].startswith(b"#"):
+        if not parts:
             continue
+        if parts[0].startswith(b"#"):
+            _comment_refusal(name, number, line, what, version, exact, bool(after_comment))
+            after_comment = number
+            continue
+        after_comment = 0
         if len(parts) < width or (exact and len(parts) > width):
             raise TrecFormatError(name, number, f"{len(parts)} fields where {what} needs "
                                                 f"{'exactly ' if exact else ''}{width}: {line[:80]!r}")
         rows.append(parts[:width])
         numbers.append(number)
+    if exact and after_comment:  # a qrels comment: trec_eval 10.0 reads the next line as data, and there is none
+        raise TrecFormatError(name, after_comment, "'#' line with no data line after it: trec_eval 10.0 reads the "
+                                                   "line after a qrels comment as data, and past the end of the "
+                                                   "file it reads beyond its buffer (it crashes)")
     if not numbers:
         raise TrecFormatError(name, None, "no lines to read (only comments or blank lines)")
     columns = [[r[c] for r in rows] if c in wanted else None for c in range(width)]
@@ -134,7 +180,8 @@ def _fields(name: str, data: bytes, width: int, exact: bool, what: str,
 
 
 def _bad_number(name: str, texts: list, numbers: np.ndarray, parse, what: str):
-    """Raise the error naming the first field numpy could not convert: not a number, or an integer beyond C long."""
+    """Raise the error naming the first field numpy could not convert: not a number (a score), not an integer (a
+    grade: ``1.5``, ``1e2``, where trec_eval's atol reads 1), or an integer beyond C long."""
     for text, number in zip(texts, numbers.tolist()):
         try:
             value = parse(text)
@@ -142,7 +189,12 @@ def _bad_number(name: str, texts: list, numbers: np.ndarray, parse, what: str):
                 raise ValueError
         except (ValueError, OverflowError):
             token = shown(text.decode(errors="replace"))
-            problem = "is out of range" if parse is int and _DECIMAL.fullmatch(text) else "is not a number"
+            if parse is int:
+                lead = re.match(rb"[+-]?[0-9]+", text)  # what C's atol reads: a sign and the digits after it
+                problem = "is out of range" if _DECIMAL.fullmatch(text) else (
+                    f"is not an integer (trec_eval's atol would read {int(lead.group()) if lead else 0})")
+            else:
+                problem = "is not a number"
             raise TrecFormatError(name, int(number), f"{what} {token} {problem}") from None
     raise TrecFormatError(name, None, f"unreadable {what}")
 
@@ -205,11 +257,12 @@ def _topic_ids(qids: list) -> tuple[list, np.ndarray]:
     return distinct.tolist(), np.repeat(inverse, np.diff(np.append(firsts, len(values))))
 
 
-def read_qrels(path: os.PathLike | str, data: tuple[str, bytes] | None = None) -> Qrels:
+def read_qrels(path: os.PathLike | str, data: tuple[str, bytes] | None = None, version: str = "10.0") -> Qrels:
     """Read a qrels file (``qid iter docno rel``); see the module notes for what is refused. ``data``: the file's
-    (name, bytes) from :func:`read_input`, if already read."""
+    (name, bytes) from :func:`read_input`, if already read; ``version``: the trec_eval whose comment lines are
+    skipped (``"10.0"``, or ``"9.0.8"``, which has none)."""
     name, data = data or read_input(path)
-    (qids, _, docnos, rel_text), numbers = _fields(name, data, 4, True, "a qrels line", (0, 2, 3))
+    (qids, _, docnos, rel_text), numbers = _fields(name, data, 4, True, "a qrels line", (0, 2, 3), version)
     try:
         grades = np.array(rel_text).astype(np.int64)
     except (ValueError, OverflowError):
@@ -260,10 +313,11 @@ class RunFile:
         self.numbers = numbers  # line number of each kept line
 
 
-def read_run(path: os.PathLike | str, data: tuple[str, bytes] | None = None) -> RunFile:
-    """Read a run file (``qid iter docno rank sim runid [...]``); ``data`` as for :func:`read_qrels`."""
+def read_run(path: os.PathLike | str, data: tuple[str, bytes] | None = None, version: str = "10.0") -> RunFile:
+    """Read a run file (``qid iter docno rank sim runid [...]``); ``data`` and ``version`` as for
+    :func:`read_qrels`."""
     name, data = data or read_input(path)
-    (qids, _, docnos, _, sims, runids), numbers = _fields(name, data, 6, False, "a run line", (0, 2, 4))
+    (qids, _, docnos, _, sims, runids), numbers = _fields(name, data, 6, False, "a run line", (0, 2, 4), version)
     try:
         scores = np.array([float(x) for x in sims], np.float64)
     except ValueError:
@@ -348,16 +402,38 @@ def _score_order(topic_ids: np.ndarray, key: np.ndarray) -> np.ndarray:
     return np.lexsort((key, topic_ids))
 
 
+class UngradedTopic(ValueError):
+    """A topic to be scored whose qrels hold no grade >= 0 (every judgment negative): trec_eval cannot score it."""
+
+
+def _refuse_ungraded(qrels: Qrels, topics: list, rows: list) -> None:
+    """trec_eval (10.0 and 9.0.8, ``form_res_rels.c``) sizes a topic's counts per grade by its highest grade + 1,
+    through ``te_chk_and_malloc``, which keeps the largest buffer asked so far. With no grade >= 0 that size is 0
+    or less: for the first topic scored no buffer exists yet, so it returns NULL and trec_eval exits 4 ("Can't
+    calculate measure"); for a later topic a top grade of -1 leaves the previous topic's counts in place (read by
+    bpref and the gain measures), and -2 or below asks ``memset`` for a negative size (a crash)."""
+    empty = np.flatnonzero(qrels.levels[rows].sum(axis=1) == 0) if rows else []
+    if len(empty):
+        t = int(empty[0])
+        where = ("the first topic scored: trec_eval exits 4 'Can't calculate measure'" if t == 0 else
+                 "trec_eval crashes on it or reuses the previous topic's counts, as it is not the first topic scored")
+        raise UngradedTopic(f"topic {shown(topics[t].decode(errors='replace'))} of {qrels.name} has no grade >= 0 "
+                            f"(every judgment negative), which trec_eval cannot score ({where})")
+
+
 def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None = None,
          judged_only: bool = False, relevance_level: int = 1, complete: bool = False,
-         last_lookup: bool = False) -> Judged:
+         last_lookup: bool = False, refuse_ungraded: bool = False) -> Judged:
     """Rank ``run`` as trec_eval does and look up each document's judgment.
 
     The topics kept are those in both the run and the qrels, in ``strcmp`` order. With ``complete`` (``-c``,
     trec_eval 10.0's way), qrels topics the run lacks are added on trec_eval's one-document placeholder ranking
     (``bogus=True``); the caller zeroes what trec_eval zeroes. ``last_lookup``: no run will be looked up in these
     qrels again, so their judgments (table or dicts) are let go once this run's grades are known: the ranking and
-    the measures' arrays then take their place in memory (what one run through the command line peaks at)."""
+    the measures' arrays then take their place in memory (what one run through the command line peaks at).
+    ``refuse_ungraded`` (the ``trec_eval`` command): a topic scored whose qrels hold no grade >= 0 raises
+    :class:`UngradedTopic` (:func:`_refuse_ungraded`: trec_eval exits 4 on it, crashes or reads stale counts);
+    otherwise it is scored as a topic with nothing relevant."""
     if ties not in TIE_MODES:
         raise ValueError(f"ties must be one of {TIE_MODES}, not {ties!r}")
     run_topics, topic_ids, grades, kept = run.lookup(qrels) if hasattr(run, "lookup") else _lookup(run, qrels)
@@ -411,6 +487,8 @@ def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None
             topics = [t for t, _ in merged]
             bogus = [b for _, b in merged]
     rows = [qrels_index[t] for t in topics]
+    if refuse_ungraded:
+        _refuse_ungraded(qrels, topics, rows)
     n_topics = len(topics)
     width = int(counts[kept].max()) if kept else 0
     width = max(width, 1 if any(bogus) else 0) + 1
