@@ -97,7 +97,8 @@ def test_options_trec_eval_reads_sanely_print_what_it_prints(files, nist, args):
 
 LONG_MAX = 2**63 - 1
 REFUSED_OPTIONS = {  # trec_eval 10.0 crashes (-M -1, -l huge), counts internal codes as relevant (-l -1), or reads
-    # silently something else (atol of 1_000 is 1): refused by name, exit 1 (usage)
+    # silently something else (atol of 1_000 is 1): refused by name, exit 1 (usage) for an option, exit 2 for a
+    # measure's parameters (trec_eval's "Cannot initialize measure")
     "-M -1": (["-M", "-1"], "-M -1: the number of documents evaluated per topic cannot be negative"),
     "-l -1": (["-l", "-1"], "-l -1: the relevance level must be 0 or more (below 0 the codes of unjudged and "
                             "unpooled documents would count as relevant)"),
@@ -133,7 +134,12 @@ REFUSED_OPTIONS = {  # trec_eval 10.0 crashes (-M -1, -l huge), counts internal 
 
 @pytest.mark.parametrize("args, message", REFUSED_OPTIONS.values(), ids=REFUSED_OPTIONS.keys())
 def test_options_and_parameters_out_of_range_are_refused_by_name(files, args, message):
-    _refused(_kit(*args, "qrels", "run", cwd=files), 1, f"trec_eval: {message}")
+    if args[0] == "-m":  # a measure's parameters: as a measure trec_eval cannot initialize, exit 2
+        measure = args[1].partition(".")[0]
+        _refused(_kit(*args, "qrels", "run", cwd=files), 2,
+                 f"trec_eval: Cannot initialize measure '{measure}': {message}")
+    else:  # an option: the usage, exit 1
+        _refused(_kit(*args, "qrels", "run", cwd=files), 1, f"trec_eval: {message}")
 
 
 def _with_grade(token: str) -> str:
