@@ -362,3 +362,40 @@ def test_trec8_tie_runs_all_trec_full_precision(version, trec8_plain, scratch):
         text = trec_eval_cli.evaluate_files(qrels, paths, ["all_trec"], version=version, per_topic=True,
                                             full_precision=True, reader=reader)
         assert_same_text(text, reference, f"TREC-8 {version} -q all_trec %.17g, {reader} reader")
+
+
+def _same_as_nist(tmp_path, scratch, qrels_text: str, run_text: str, option_sets, versions=("10.0",)) -> None:
+    """Our stdout and exit code equal NIST's, both reading the same files on disk, for each option set."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text(qrels_text)
+    results = tmp_path / "run"
+    results.write_text(run_text)
+    for version in versions:
+        binary = build(version, scratch)
+        for options in option_sets:
+            code, reference = theirs(binary, *options, qrels, results)
+            assert code == 0, f"{version} {options}: trec_eval exit {code}"
+            rc, text, err = ours("--trec-eval-version", version, *options, qrels, results)
+            assert rc == 0, err
+            assert_same_text(text, reference, f"{version} {' '.join(options)}")
+
+
+# graded qrels with pooled-unjudged (-2) documents, a topic nothing relevant is retrieved for, a topic without
+# relevant documents, runs with unpooled documents and score ties
+GRADED_QRELS = ("1 0 a 2\n1 0 b 0\n1 0 c 1\n1 0 d -1\n1 0 e 3\n1 0 f 1\n2 0 a 0\n2 0 g 1\n2 0 h 2\n"
+                "3 0 x 0\n3 0 y 0\n4 0 k 1\n4 0 m 1\n4 0 n -2\n4 0 p 2\n")
+GRADED_RUN = ("1 Q0 zz 1 9 r\n1 Q0 c 2 8 r\n1 Q0 d 3 7 r\n1 Q0 a 4 7 r\n1 Q0 b 5 6 r\n1 Q0 e 6 1 r\n"
+              "2 Q0 a 1 3 r\n2 Q0 q 2 2 r\n3 Q0 x 1 1 r\n3 Q0 z 2 0.5 r\n"
+              "4 Q0 n 1 5 r\n4 Q0 m 2 4 r\n4 Q0 u 3 3 r\n4 Q0 p 4 2 r\n4 Q0 k 5 1 r\n")
+
+
+def test_yaap_as_nist(tmp_path, scratch):
+    """U3: yaap (m_yaap.c, in 10.0 and 9.0.8) was refused as 'not available'; it needs only ordinary qrels.
+    Per-topic and summary lines, with -c, -l, -J, -M, and its place after num_nonrel_judged_ret; all_trec does
+    not list it (checked by the all_trec tests, which would print an extra line)."""
+    _same_as_nist(tmp_path, scratch, GRADED_QRELS, GRADED_RUN,
+                  [["-q", "-m", "yaap"], ["-m", "yaap", "-m", "map"], ["-q", "-c", "-m", "yaap"],
+                   ["-q", "-l", "2", "-m", "yaap"], ["-q", "-J", "-m", "yaap"], ["-q", "-M", "2", "-m", "yaap"],
+                   ["-q", "-m", "yaap", "-m", "num_nonrel_judged_ret", "-m", "set_F", "-m", "Rndcg"],
+                   ["-q", "-m", "all_trec", "-m", "yaap"]],
+                  versions=("10.0", "9.0.8"))

@@ -119,6 +119,16 @@ def average_precision(a: TopicArrays) -> np.ndarray:
     return np.where(a.num_rel_ret > 0, _divide(total, a.num_rel), 0.0)
 
 
+def yaap(a: TopicArrays) -> np.ndarray:
+    """m_yaap.c (Robertson 2012, "On Smoothing Average Precision"): log((1 + S) / (1 + R - S)), S being m_map.c's
+    running sum (precision at each relevant retrieved document, summed in rank order) and R num_rel; 0 for a
+    topic with neither. C's ``log`` per topic (a loop over topics, not documents): log(0) is -inf, and a negative
+    ratio (only if ``-l`` below 0 let unjudged codes count) gives -nan, as glibc prints them."""
+    total = a.ap_prefix[:, -1]
+    ratio = (1.0 + total) / (1.0 + a.num_rel.astype(np.float64) - total)
+    return np.array([math.log(x) if x > 0 else -math.inf if x == 0 else -math.nan for x in ratio.tolist()])
+
+
 def gm_log(values: np.ndarray) -> np.ndarray:
     """m_gm_map.c, m_gm_bpref.c: log(max(value, MIN_GEO_MEAN)) per topic; averaged by exp(mean)."""
     return np.array([math.log(max(v, MIN_GEO_MEAN)) for v in values.tolist()])

@@ -85,7 +85,7 @@ def _values(measure, params, a: tm.TopicArrays, version: str, options: OutputOpt
         "num_nonrel_judged_ret": tm.num_nonrel_judged_ret, "map": tm.average_precision, "Rprec": tm.r_precision,
         "bpref": tm.bpref, "recip_rank": tm.reciprocal_rank, "infAP": tm.inferred_ap, "binG": tm.binary_g,
         "set_P": tm.set_precision, "set_recall": tm.set_recall, "set_relative_P": tm.set_relative_precision,
-        "set_map": tm.set_map,
+        "set_map": tm.set_map, "yaap": tm.yaap,
     }
     if name == "gm_map":
         return [(name, tm.gm_log(tm.average_precision(a)))]
