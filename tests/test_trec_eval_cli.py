@@ -399,3 +399,27 @@ def test_yaap_as_nist(tmp_path, scratch):
                    ["-q", "-m", "yaap", "-m", "num_nonrel_judged_ret", "-m", "set_F", "-m", "Rndcg"],
                    ["-q", "-m", "all_trec", "-m", "yaap"]],
                   versions=("10.0", "9.0.8"))
+
+
+def test_gains_for_negative_and_repeated_levels_as_nist(tmp_path, scratch):
+    """U4, U5: gain_init.c's get_gain looks up any rel value, so a gain given to level -1 (RELVALUE_NONPOOL: retrieved,
+    not in the qrels) or -2 (RELVALUE_UNJUDGED: a negative qrels grade) is the gain of such retrieved documents
+    (no judged documents at those levels in the ideal ranking); the kit gave them 0. A level given two gains: the
+    retrieved documents take the first entry of the list sorted by gain, the ideal ranking counts the documents at
+    the first given; the kit took the last for both. Every gain measure (ndcg, dcg, ideal_dcg, ndcg_rel, Rndcg, G,
+    rbp), with -J, -c and -M; also under 9.0.8 (its m_ndcg.c has the same lookup)."""
+    sets = []
+    for spec in ("-1=2", "-2=2", "-1=2,-2=3", "1=3,1=4", "1=4,1=3", "2=9,-1=1,1=3,1=1", "0=1,-1=0.5"):
+        for measure in ("ndcg", "ndcg_rel", "Rndcg", "G"):
+            sets.append(["-q", "-m", f"{measure}.{spec}"])
+    sets += [["-q", "-J", "-m", "ndcg.-1=2", "-m", "ndcg_rel.1=4,1=3"], ["-q", "-M", "2", "-m", "G.-2=2"],
+             ["-q", "-c", "-m", "ndcg.-1=2"]]
+    _same_as_nist(tmp_path, scratch, GRADED_QRELS, GRADED_RUN, sets, versions=("10.0", "9.0.8"))
+    # one of ndcg, dcg, ideal_dcg at a time: they share one PARAMS in m_ndcg.c, and NIST crashes freeing it twice
+    ten = [["-q", "-m", "dcg.-1=2,-2=3"], ["-q", "-m", "ideal_dcg.-1=2,1=4,1=3"], ["-q", "-c", "-m", "dcg.1=4,1=3"],
+           ["-q", "-m", "rbp.-1=2"], ["-q", "-m", "rbp.-2=0.5,1=1,1=0.25"]]  # rbp alone: see U6 in the docs
+    _same_as_nist(tmp_path, scratch, GRADED_QRELS, GRADED_RUN, ten)
+    # the stranger's case: qrels "1 0 c 2", run zz (3), c (2): NIST ndcg_-1=2 1.0418 and rbp_-1=2 0.1900
+    _same_as_nist(tmp_path, scratch, "1 0 c 2\n", "1 Q0 zz 1 3 r\n1 Q0 c 2 2 r\n",
+                  [["-q", "-m", "ndcg.-1=2"], ["-q", "-m", "rbp.-1=2"], ["-q", "-m", "ndcg.1=3,1=4"]])
+

@@ -271,25 +271,27 @@ def double_params(measure: TrecMeasure, params: str | None) -> tuple:
     return values
 
 
-def pair_params(measure: TrecMeasure, params: str | None) -> dict:
-    """``name=value`` parameters of a ``p_pair`` measure (``get_param_pairs``): {name: value}. Values are finite
+def pair_params(measure: TrecMeasure, params: str | None) -> list:
+    """``name=value`` parameters of a ``p_pair`` measure (``get_param_pairs``): [(name, value)] in the order given,
+    a name given twice kept twice (gain_init.c and m_rbp.c each decide which one counts). Values are finite
     numbers; a gain (an integer name) within +-2**30, as trec_eval compares gains as C ints."""
     if params is None:
-        return {}
-    out = {}
+        return []
+    out = []
     for part in params.split(","):
         key, eq, value = part.partition("=")
         if not eq or not key:
             raise _illegal(measure, params)
         try:
-            out[key] = _float(value)
+            number = _float(value)
         except ValueError:
             raise _illegal(measure, params) from None
-        if not math.isfinite(out[key]):
+        if not math.isfinite(number):
             raise _illegal(measure, params, f"the value of {shown(key)} is not a finite number")
-        if re.fullmatch(r"[+-]?[0-9]+", key) and abs(out[key]) > GAIN_LIMIT:
+        if re.fullmatch(r"[+-]?[0-9]+", key) and abs(number) > GAIN_LIMIT:
             raise _illegal(measure, params, f"the gain of grade {shown(key)} is beyond +-{GAIN_LIMIT} (trec_eval "
                                             "compares gains as C ints)")
+        out.append((key, number))
     return out
 
 
