@@ -423,3 +423,21 @@ def test_gains_for_negative_and_repeated_levels_as_nist(tmp_path, scratch):
     _same_as_nist(tmp_path, scratch, "1 0 c 2\n", "1 Q0 zz 1 3 r\n1 Q0 c 2 2 r\n",
                   [["-q", "-m", "ndcg.-1=2"], ["-q", "-m", "rbp.-1=2"], ["-q", "-m", "ndcg.1=3,1=4"]])
 
+
+def test_complete_scores_the_stand_in_ranking_as_nist(tmp_path, scratch):
+    """U9: with -c, trec_eval.c evaluates a qrels topic the run lacks on the ranking 'ceci_nest_pas_un_docno'
+    (score 1) through form_res_rels.c, then zeroes the values printed as num_ret, utility, relstring, rbp_resid and
+    unj* (by name: utility_2,-1,0,0 and relstring_5 keep theirs). So -M0 leaves it no document (iprec_at_recall and
+    11pt_avg -nan, as for a present topic), -J drops it unless judged, and qrels that judge that docno count it.
+    The kit scored a fixed unjudged document and zeroed by prefix. Qrels read by the span reader (its hash table)
+    and by the general one (a comment line: per-topic dicts)."""
+    qrels = ("1 0 a 1\n1 0 b 0\n2 0 a 1\n2 0 b 2\n3 0 ceci_nest_pas_un_docno 1\n3 0 a 1\n"
+             "4 0 ceci_nest_pas_un_docno 0\n4 0 b 1\n5 0 ceci_nest_pas_un_docno -1\n5 0 c 1\n")
+    run = "1 Q0 a 1 2 r\n1 Q0 b 2 1 r\n1 Q0 z 3 0.5 r\n"
+    sets = [["-q", "-c", "-m", "all_trec"], ["-c", "-m", "all_trec"], ["-q", "-c", "-M", "0", "-m", "all_trec"],
+            ["-c", "-M0", "-m", "iprec_at_recall.0.1", "-m", "11pt_avg"], ["-q", "-c", "-J", "-m", "all_trec"],
+            ["-q", "-c", "-M", "1", "-J", "-m", "official"], ["-q", "-c", "-l", "2", "-m", "official"],
+            ["-q", "-c", "-m", "relstring.5", "-m", "utility.2,-1,0,0", "-m", "rbp_resid.p=0.5", "-m", "unj.3",
+             "-m", "num_ret", "-m", "yaap", "-m", "num_nonrel_judged_ret"]]
+    _same_as_nist(tmp_path, scratch, qrels, run, sets)
+    _same_as_nist(tmp_path, scratch, "# a header\n" + qrels, run, sets[:5])
