@@ -570,3 +570,82 @@ def test_a_grade_that_is_not_an_integer_is_named_so(tmp_path, text, line, grade,
     rc, out, err = ours(qrels, results)
     assert (rc, out) == (2, "")
     assert f"{qrels}:{line}: relevance '{grade}' is not an integer (trec_eval's atol would read {atol})" in err
+
+
+def _same_as_nist(tmp_path, scratch, qrels_text: str, run_text: str, option_sets, versions=("10.0",)) -> None:
+    """Our stdout and exit code equal NIST's, both reading the same files on disk, for each option set."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text(qrels_text)
+    results = tmp_path / "run"
+    results.write_text(run_text)
+    for version in versions:
+        binary = build(version, scratch)
+        for options in option_sets:
+            code, reference = theirs(binary, *options, qrels, results)
+            assert code == 0, f"{version} {options}: trec_eval exit {code}"
+            rc, text, err = ours("--trec-eval-version", version, *options, qrels, results)
+            assert rc == 0, err
+            assert_same_text(text, reference, f"{version} {' '.join(options)}")
+
+
+# graded qrels with pooled-unjudged (-2) documents, a topic nothing relevant is retrieved for, a topic without
+# relevant documents, runs with unpooled documents and score ties
+GRADED_QRELS = ("1 0 a 2\n1 0 b 0\n1 0 c 1\n1 0 d -1\n1 0 e 3\n1 0 f 1\n2 0 a 0\n2 0 g 1\n2 0 h 2\n"
+                "3 0 x 0\n3 0 y 0\n4 0 k 1\n4 0 m 1\n4 0 n -2\n4 0 p 2\n")
+GRADED_RUN = ("1 Q0 zz 1 9 r\n1 Q0 c 2 8 r\n1 Q0 d 3 7 r\n1 Q0 a 4 7 r\n1 Q0 b 5 6 r\n1 Q0 e 6 1 r\n"
+              "2 Q0 a 1 3 r\n2 Q0 q 2 2 r\n3 Q0 x 1 1 r\n3 Q0 z 2 0.5 r\n"
+              "4 Q0 n 1 5 r\n4 Q0 m 2 4 r\n4 Q0 u 3 3 r\n4 Q0 p 4 2 r\n4 Q0 k 5 1 r\n")
+
+
+def test_yaap_as_nist(tmp_path, scratch):
+    """U3: yaap (m_yaap.c, in 10.0 and 9.0.8) was refused as 'not available'; it needs only ordinary qrels.
+    Per-topic and summary lines, with -c, -l, -J, -M, and its place after num_nonrel_judged_ret; all_trec does
+    not list it (checked by the all_trec tests, which would print an extra line)."""
+    _same_as_nist(tmp_path, scratch, GRADED_QRELS, GRADED_RUN,
+                  [["-q", "-m", "yaap"], ["-m", "yaap", "-m", "map"], ["-q", "-c", "-m", "yaap"],
+                   ["-q", "-l", "2", "-m", "yaap"], ["-q", "-J", "-m", "yaap"], ["-q", "-M", "2", "-m", "yaap"],
+                   ["-q", "-m", "yaap", "-m", "num_nonrel_judged_ret", "-m", "set_F", "-m", "Rndcg"],
+                   ["-q", "-m", "all_trec", "-m", "yaap"]],
+                  versions=("10.0", "9.0.8"))
+
+
+def test_gains_for_negative_and_repeated_levels_as_nist(tmp_path, scratch):
+    """U4, U5: gain_init.c's get_gain looks up any rel value, so a gain given to level -1 (RELVALUE_NONPOOL: retrieved,
+    not in the qrels) or -2 (RELVALUE_UNJUDGED: a negative qrels grade) is the gain of such retrieved documents
+    (no judged documents at those levels in the ideal ranking); the kit gave them 0. A level given two gains: the
+    retrieved documents take the first entry of the list sorted by gain, the ideal ranking counts the documents at
+    the first given; the kit took the last for both. Every gain measure (ndcg, dcg, ideal_dcg, ndcg_rel, Rndcg, G,
+    rbp), with -J, -c and -M; also under 9.0.8 (its m_ndcg.c has the same lookup)."""
+    sets = []
+    for spec in ("-1=2", "-2=2", "-1=2,-2=3", "1=3,1=4", "1=4,1=3", "2=9,-1=1,1=3,1=1", "0=1,-1=0.5"):
+        for measure in ("ndcg", "ndcg_rel", "Rndcg", "G"):
+            sets.append(["-q", "-m", f"{measure}.{spec}"])
+    sets += [["-q", "-J", "-m", "ndcg.-1=2", "-m", "ndcg_rel.1=4,1=3"], ["-q", "-M", "2", "-m", "G.-2=2"],
+             ["-q", "-c", "-m", "ndcg.-1=2"]]
+    _same_as_nist(tmp_path, scratch, GRADED_QRELS, GRADED_RUN, sets, versions=("10.0", "9.0.8"))
+    # one of ndcg, dcg, ideal_dcg at a time: they share one PARAMS in m_ndcg.c, and NIST crashes freeing it twice
+    ten = [["-q", "-m", "dcg.-1=2,-2=3"], ["-q", "-m", "ideal_dcg.-1=2,1=4,1=3"], ["-q", "-c", "-m", "dcg.1=4,1=3"],
+           ["-q", "-m", "rbp.-1=2"], ["-q", "-m", "rbp.-2=0.5,1=1,1=0.25"]]  # rbp alone: see U6 in the docs
+    _same_as_nist(tmp_path, scratch, GRADED_QRELS, GRADED_RUN, ten)
+    # the stranger's case: qrels "1 0 c 2", run zz (3), c (2): NIST ndcg_-1=2 1.0418 and rbp_-1=2 0.1900
+    _same_as_nist(tmp_path, scratch, "1 0 c 2\n", "1 Q0 zz 1 3 r\n1 Q0 c 2 2 r\n",
+                  [["-q", "-m", "ndcg.-1=2"], ["-q", "-m", "rbp.-1=2"], ["-q", "-m", "ndcg.1=3,1=4"]])
+
+
+def test_complete_scores_the_stand_in_ranking_as_nist(tmp_path, scratch):
+    """U9: with -c, trec_eval.c evaluates a qrels topic the run lacks on the ranking 'ceci_nest_pas_un_docno'
+    (score 1) through form_res_rels.c, then zeroes the values printed as num_ret, utility, relstring, rbp_resid and
+    unj* (by name: utility_2,-1,0,0 and relstring_5 keep theirs). So -M0 leaves it no document (iprec_at_recall and
+    11pt_avg -nan, as for a present topic), -J drops it unless judged, and qrels that judge that docno count it.
+    The kit scored a fixed unjudged document and zeroed by prefix. Qrels read by the span reader (its hash table)
+    and by the general one (a comment line: per-topic dicts)."""
+    qrels = ("1 0 a 1\n1 0 b 0\n2 0 a 1\n2 0 b 2\n3 0 ceci_nest_pas_un_docno 1\n3 0 a 1\n"
+             "4 0 ceci_nest_pas_un_docno 0\n4 0 b 1\n5 0 ceci_nest_pas_un_docno -1\n5 0 c 1\n")
+    run = "1 Q0 a 1 2 r\n1 Q0 b 2 1 r\n1 Q0 z 3 0.5 r\n"
+    sets = [["-q", "-c", "-m", "all_trec"], ["-c", "-m", "all_trec"], ["-q", "-c", "-M", "0", "-m", "all_trec"],
+            ["-c", "-M0", "-m", "iprec_at_recall.0.1", "-m", "11pt_avg"], ["-q", "-c", "-J", "-m", "all_trec"],
+            ["-q", "-c", "-M", "1", "-J", "-m", "official"], ["-q", "-c", "-l", "2", "-m", "official"],
+            ["-q", "-c", "-m", "relstring.5", "-m", "utility.2,-1,0,0", "-m", "rbp_resid.p=0.5", "-m", "unj.3",
+             "-m", "num_ret", "-m", "yaap", "-m", "num_nonrel_judged_ret"]]
+    _same_as_nist(tmp_path, scratch, qrels, run, sets)
+    _same_as_nist(tmp_path, scratch, "# a header\n" + qrels, run, sets[:5])

@@ -119,6 +119,16 @@ def average_precision(a: TopicArrays) -> np.ndarray:
     return np.where(a.num_rel_ret > 0, _divide(total, a.num_rel), 0.0)
 
 
+def yaap(a: TopicArrays) -> np.ndarray:
+    """m_yaap.c (Robertson 2012, "On Smoothing Average Precision"): log((1 + S) / (1 + R - S)), S being m_map.c's
+    running sum (precision at each relevant retrieved document, summed in rank order) and R num_rel; 0 for a
+    topic with neither. C's ``log`` per topic (a loop over topics, not documents): log(0) is -inf, and a negative
+    ratio (only if ``-l`` below 0 let unjudged codes count) gives -nan, as glibc prints them."""
+    total = a.ap_prefix[:, -1]
+    ratio = (1.0 + total) / (1.0 + a.num_rel.astype(np.float64) - total)
+    return np.array([math.log(x) if x > 0 else -math.inf if x == 0 else -math.nan for x in ratio.tolist()])
+
+
 def gm_log(values: np.ndarray) -> np.ndarray:
     """m_gm_map.c, m_gm_bpref.c: log(max(value, MIN_GEO_MEAN)) per topic; averaged by exp(mean)."""
     return np.array([math.log(max(v, MIN_GEO_MEAN)) for v in values.tolist()])
@@ -330,25 +340,30 @@ def _glibc_merge_sort(items: list, compare) -> list:
 
 
 class Gains:
-    """trec_eval's GAINS (gain_init.c ``setup_gains``) for one parameter set, per topic: the gain of each judged
-    document and the ideal ranking of gains (walked from the highest entry down, as m_ndcg.c does)."""
+    """trec_eval's GAINS (gain_init.c ``setup_gains``) for one parameter set, per topic: the gain of each retrieved
+    document (``get_gain``) and the ideal ranking of gains (walked from the highest entry down, as m_ndcg.c does).
 
-    def __init__(self, a: TopicArrays, pairs: dict):
+    ``setup_gains`` lists the integer-named parameters in the order given, then each grade 0..num_rel_levels-1 of
+    the topic not given (gain = grade); the judged count of a grade goes to its first given entry; the list is
+    sorted by gain (glibc's merge sort with ``comp_rel_gain``). ``get_gain(rel)`` returns the gain of the first
+    entry of the sorted list whose level is ``rel``, else 0: so a level given twice (``1=3,1=4``) takes the smaller
+    gain for the retrieved documents (the first in sorted order) while the ideal ranking counts its documents at
+    the first given; and a gain given to level -1 (``RELVALUE_NONPOOL``: retrieved, not in the qrels) or -2
+    (``RELVALUE_UNJUDGED``: in the qrels with a negative grade) is the gain of such retrieved documents, those
+    levels having no judged documents in the ideal ranking. ``table[t, r + 2]`` is get_gain(r) for r = -2..top;
+    ``listed[t, r + 2]`` whether an entry has level r (m_rbp.c rescales exactly those)."""
+
+    def __init__(self, a: TopicArrays, pairs: list):
         levels = a.j.levels  # (T, L)
+        self.rel = a.j.rel
         given = []  # (grade, gain) in the order given, for names that are integers (valid_int)
-        for key, value in pairs.items():
+        for key, value in pairs:
             if _VALID_INT.fullmatch(key):  # gain_init.c's valid_int: a sign, then ASCII digits only
                 given.append((int(key), float(value)))
         n_levels = _num_rel_levels(levels)
         top = levels.shape[1] - 1  # no judged document has a higher grade: a gain given above it is never looked up
-        gain_of = np.arange(top + 1, dtype=np.float64)
-        for g, v in given:  # a grade given twice: the last value (as before; trec_eval's qsort order decides)
-            if 0 <= g <= top:
-                gain_of[g] = v
-        self.gain_of = gain_of
-        rel = a.j.rel
-        index = np.clip(rel, 0, top)
-        self.results = np.where(rel >= 0, self.gain_of[index], 0.0)  # get_gain: unjudged codes have gain 0
+        self.table = np.zeros((a.T, top + 3), np.float64)
+        self.listed = np.zeros((a.T, top + 3), bool)
         first_given: dict = {}
         for k, (g, _) in enumerate(given):
             first_given.setdefault(g, k)
@@ -362,6 +377,10 @@ class Gains:
                 else:
                     entries.append((level, float(level), int(levels[t, level])))
             entries = _glibc_merge_sort(entries, _c_gain_order)
+            for level, gain, _ in reversed(entries):  # get_gain: the first entry in sorted order wins
+                if -2 <= level <= top:
+                    self.table[t, level + 2] = gain
+                    self.listed[t, level + 2] = True
             self.entry_gains.append([e[1] for e in entries])
             seq = []
             if entries and entries[-1][1] > 0:
@@ -372,11 +391,18 @@ class Gains:
                         break
                     seq.append(np.full(count, gain))
             sequences.append(np.concatenate(seq) if seq else np.zeros(0))
+        self.results = self.lookup(self.table)
         self.n_positive = np.array([len(s) for s in sequences], np.int64)
         width = int(self.n_positive.max()) if a.T else 0
         self.ideal = np.zeros((a.T, width + 1), np.float64)
         for t, seq in enumerate(sequences):
             self.ideal[t, : len(seq)] = seq
+
+    def lookup(self, table: np.ndarray) -> np.ndarray:
+        """get_gain at every rank: ``table[t, rel + 2]``, 0 past the end of the ranking (PAD)."""
+        inside = self.rel >= RELVALUE_UNJUDGED
+        found = np.take_along_axis(table, np.where(inside, self.rel + 2, 0), axis=1)
+        return np.where(inside, found, 0.0)
 
 
 _VALID_INT = re.compile(r"[+-]?[0-9]{1,4000}")
@@ -403,7 +429,7 @@ def _ideal_prefix(a: TopicArrays, g: Gains, width: int) -> np.ndarray:
     return _dcg_prefix(a, ideal)
 
 
-def dcg_values(a: TopicArrays, pairs: dict, which: str) -> np.ndarray:
+def dcg_values(a: TopicArrays, pairs: list, which: str) -> np.ndarray:
     """m_ndcg.c: ``ndcg`` = DCG / ideal DCG (Jarvelin & Kekalainen 2002, log2(rank + 1) discount, gains =
     grades unless given); ``dcg`` and ``ideal_dcg`` (10.0) the two parts."""
     g = Gains(a, pairs)
@@ -436,7 +462,7 @@ def ndcg_at(a: TopicArrays, cutoffs) -> np.ndarray:
     return np.where(idcg > 0, _divide(dcg, idcg), dcg)
 
 
-def ndcg_rel(a: TopicArrays, pairs: dict) -> np.ndarray:
+def ndcg_rel(a: TopicArrays, pairs: list) -> np.ndarray:
     """m_ndcg_rel.c: nDCG averaged over the relevant documents (each relevant retrieved document's nDCG at its
     rank; the unretrieved ones contribute the final nDCG)."""
     g = Gains(a, pairs)
@@ -458,7 +484,7 @@ def ndcg_rel(a: TopicArrays, pairs: dict) -> np.ndarray:
     return np.where(total > 0, _divide(total, n_rel), 0.0)
 
 
-def r_ndcg(a: TopicArrays, pairs: dict) -> np.ndarray:
+def r_ndcg(a: TopicArrays, pairs: list) -> np.ndarray:
     """m_Rndcg.c: nDCG averaged at the ranks where the ideal gain changes (and at num_ret when the ideal ranking
     runs out of positive gains first)."""
     g = Gains(a, pairs)
@@ -490,7 +516,12 @@ def r_ndcg(a: TopicArrays, pairs: dict) -> np.ndarray:
     return np.where(a.num_rel > 0, value, 0.0)
 
 
-def normalized_gain(a: TopicArrays, pairs: dict) -> np.ndarray:
+def _c_log2(x: float) -> float:
+    """C's log2: -inf at 0, -nan below (a gain given to level -1 or -2 can make m_G.c's argument 0 or negative)."""
+    return math.log2(x) if x > 0 else -math.inf if x == 0 else -math.nan
+
+
+def normalized_gain(a: TopicArrays, pairs: list) -> np.ndarray:
     """m_G.c: sum over retrieved of gain / log2(2 + ideal cost so far - gain so far), / total ideal gain."""
     g = Gains(a, pairs)
     w = a.width
@@ -505,35 +536,46 @@ def normalized_gain(a: TopicArrays, pairs: dict) -> np.ndarray:
     if bad.any():  # C log2 for the few contributing ranks, to agree with trec_eval bit for bit
         rows, cols = np.nonzero(bad)
         args = ((2 + cost) - gained)[rows, cols]
-        terms[rows, cols] = g.results[rows, cols] / np.array([math.log2(x) for x in args.tolist()])
+        with np.errstate(divide="ignore", invalid="ignore"):  # log2 of 1 is 0: +-inf, as in C
+            terms[rows, cols] = g.results[rows, cols] / np.array([_c_log2(x) for x in args.tolist()])
     total = _prefix(terms)[:, -1]
     ideal_total = _prefix(g.ideal)[:, -1]
     return np.where(ideal_total > 0, _divide(total, ideal_total), 0.0)
 
 
-def rank_biased_precision(a: TopicArrays, pairs: dict) -> np.ndarray:
+def _persistence(pairs: list) -> float:
+    """m_rbp.c, m_rbp_resid.c: ``p`` is 0.9 unless given; the loop over the pairs keeps the last ``p=`` given."""
+    p = 0.9
+    for key, value in pairs:
+        if key == "p":
+            p = float(value)
+    return p
+
+
+def rank_biased_precision(a: TopicArrays, pairs: list) -> np.ndarray:
     """m_rbp.c (10.0; Moffat & Zobel 2008): (1 - p) sum gain(i) p^(i-1), p = 0.9 unless ``p=`` is given; gains
     rescaled to [0, 1] per topic when outside it."""
-    p = float(pairs.get("p", 0.9))
+    p = _persistence(pairs)
     g = Gains(a, pairs)
-    gains = g.results.copy()
-    for t in range(a.T):
+    table = g.table.copy()
+    for t in range(a.T):  # every entry of the list is rescaled; a level without one keeps get_gain's 0
         present = g.entry_gains[t]
         if not present:
             continue
         lo, hi = min(present), max(present)
         if lo < 0 or hi > 1:
-            judged = a.j.rel[t] >= 0
-            gains[t] = np.where(judged, (gains[t] - lo) / (hi - lo), 0.0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                table[t] = np.where(g.listed[t], (table[t] - lo) / (hi - lo), 0.0)
+    gains = g.lookup(table)
     weights = np.concatenate([[1.0], np.multiply.accumulate(np.full(a.width - 1, p))]) if a.width > 1 \
         else np.ones(1)
     terms = np.where(gains != 0, gains * weights[None, :], 0.0)
     return (1.0 - p) * _prefix(terms)[:, -1]
 
 
-def rank_biased_residual(a: TopicArrays, pairs: dict) -> np.ndarray:
+def rank_biased_residual(a: TopicArrays, pairs: list) -> np.ndarray:
     """m_rbp_resid.c (10.0): the RBP weight still unknown: p^num_ret + (1 - p) sum over unjudged of p^(i-1)."""
-    p = float(pairs.get("p", 0.9))
+    p = _persistence(pairs)
     rel = a.j.rel
     weights = np.concatenate([[1.0], np.multiply.accumulate(np.full(a.width, p))])
     unjudged = (rel < 0) & (rel != PAD)

@@ -11,6 +11,9 @@ they were asked for; each trec_eval version has its own list:
   ``unj rbp rbp_resid`` in ``all_trec``;
 * 9.0.8 has neither.
 
+Both list ``yaap`` (``m_yaap.c``) after ``num_nonrel_judged_ret`` and the prefs measures; neither version's
+``all_trec`` includes it, so it is printed only when named.
+
 Two measures are called infAP in the literature, and the kit keeps them apart by name:
 
 * ``infAP`` here is **trec_eval's** ``infAP`` (``m_infap.c``, Yilmaz & Aslam 2006: one uniform sample of the
@@ -77,7 +80,7 @@ _MEASURES_9 = [
     TrecMeasure("success", CUT_LONG, (1, 5, 10)),
     TrecMeasure("set_P", DOUBLE), TrecMeasure("set_relative_P", DOUBLE), TrecMeasure("set_recall", DOUBLE),
     TrecMeasure("set_map", DOUBLE), TrecMeasure("set_F", P_DOUBLE, (1.0,)),
-    TrecMeasure("num_nonrel_judged_ret", LONG),
+    TrecMeasure("num_nonrel_judged_ret", LONG), TrecMeasure("yaap", DOUBLE),
 ]
 
 
@@ -87,7 +90,7 @@ def _measures_10() -> list[TrecMeasure]:
              "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
              "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
              "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
-             "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj"]
+             "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid", "unj"]
     extra = {"dcg": TrecMeasure("dcg", P_PAIR), "ideal_dcg": TrecMeasure("ideal_dcg", P_PAIR),
              "rbp": TrecMeasure("rbp", P_PAIR), "rbp_resid": TrecMeasure("rbp_resid", P_PAIR),
              "unj": TrecMeasure("unj", CUT_LONG, (5, 10, 20))}
@@ -115,7 +118,7 @@ FAMILIES = {
 }
 # names trec_eval knows but the kit does not compute (other input formats): refused by name
 NOT_IMPLEMENTED = {
-    "all_prefs", "prefs", "qrels_jg", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "ndcg_p",
+    "all_prefs", "prefs", "qrels_jg", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "ndcg_p",
     "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair",
     "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
     "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
@@ -280,25 +283,27 @@ def double_params(measure: TrecMeasure, params: str | None) -> tuple:
     return values
 
 
-def pair_params(measure: TrecMeasure, params: str | None) -> dict:
-    """``name=value`` parameters of a ``p_pair`` measure (``get_param_pairs``): {name: value}. Values are finite
+def pair_params(measure: TrecMeasure, params: str | None) -> list:
+    """``name=value`` parameters of a ``p_pair`` measure (``get_param_pairs``): [(name, value)] in the order given,
+    a name given twice kept twice (gain_init.c and m_rbp.c each decide which one counts). Values are finite
     numbers; a gain (an integer name) within +-2**30, as trec_eval compares gains as C ints."""
     if params is None:
-        return {}
-    out = {}
+        return []
+    out = []
     for part in params.split(","):
         key, eq, value = part.partition("=")
         if not eq or not key:
             raise _illegal(measure, params)
         try:
-            out[key] = _float(value)
+            number = _float(value)
         except ValueError:
             raise _illegal(measure, params) from None
-        if not math.isfinite(out[key]):
+        if not math.isfinite(number):
             raise _illegal(measure, params, f"the value of {shown(key)} is not a finite number")
-        if re.fullmatch(r"[+-]?[0-9]+", key) and abs(out[key]) > GAIN_LIMIT:
+        if re.fullmatch(r"[+-]?[0-9]+", key) and abs(number) > GAIN_LIMIT:
             raise _illegal(measure, params, f"the gain of grade {shown(key)} is beyond +-{GAIN_LIMIT} (trec_eval "
                                             "compares gains as C ints)")
+        out.append((key, number))
     return out
 
 

@@ -85,7 +85,7 @@ def _values(measure, params, a: tm.TopicArrays, version: str, options: OutputOpt
         "num_nonrel_judged_ret": tm.num_nonrel_judged_ret, "map": tm.average_precision, "Rprec": tm.r_precision,
         "bpref": tm.bpref, "recip_rank": tm.reciprocal_rank, "infAP": tm.inferred_ap, "binG": tm.binary_g,
         "set_P": tm.set_precision, "set_recall": tm.set_recall, "set_relative_P": tm.set_relative_precision,
-        "set_map": tm.set_map,
+        "set_map": tm.set_map, "yaap": tm.yaap,
     }
     if name == "gm_map":
         return [(name, tm.gm_log(tm.average_precision(a)))]
@@ -94,9 +94,11 @@ def _values(measure, params, a: tm.TopicArrays, version: str, options: OutputOpt
     return [(name, single[name](a))]
 
 
-# values trec_eval resets on its placeholder ranking for a missing topic (10.0, -c): trec_eval.c main loop
+# values trec_eval resets on its placeholder ranking for a missing topic (10.0, -c): trec_eval.c's main loop compares
+# the printed names, strcmp "num_ret", "utility", "relstring", "rbp_resid" and strncmp "unj" (3 bytes): a measure
+# given parameters (utility_2,-1,0,0, relstring_15, rbp_resid_p=0.5) is printed under another name and kept
 def _zero_for_bogus(label: str) -> bool:
-    return label == "num_ret" or label.startswith("utility") or label.startswith("unj") or label == "rbp_resid"
+    return label in ("num_ret", "utility", "rbp_resid") or label.startswith("unj")
 
 
 def c_fixed(value: float, full_precision: bool = False) -> str:
@@ -128,7 +130,8 @@ def format_run(judged: Judged, selection: Selection, runid: str, options: Output
             fixed = []
             for label, values in series:
                 if measure.kind == RELSTRING:
-                    values = ["" if b else v for v, b in zip(values, judged.bogus.tolist())]
+                    if label == "relstring":
+                        values = ["" if b else v for v, b in zip(values, judged.bogus.tolist())]
                 elif _zero_for_bogus(label):
                     values = np.where(judged.bogus, 0.0, values)
                 fixed.append((label, values))

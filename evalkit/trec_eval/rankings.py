@@ -421,6 +421,21 @@ def _refuse_ungraded(qrels: Qrels, topics: list, rows: list) -> None:
                             f"(every judgment negative), which trec_eval cannot score ({where})")
 
 
+STAND_IN = b"ceci_nest_pas_un_docno"  # trec_eval.c's bogus_result (score 1.0), -c's ranking of a missing topic
+
+
+def _stand_in_grades(qrels: Qrels) -> dict:
+    """{topic: grade or RELVALUE_UNJUDGED} for the qrels topics that judge the docno ``STAND_IN`` (almost always
+    none): trec_eval looks the stand-in document up in the qrels like any other."""
+    if qrels._judged is not None:
+        return {t: d[STAND_IN] for t, d in zip(qrels.topics, qrels._judged) if STAND_IN in d}
+    table = qrels.table
+    n = len(qrels.topics)
+    words = np.frombuffer(STAND_IN.ljust(-(-len(STAND_IN) // 8) * 8, b"\0"), ">u8").astype(np.uint64)
+    found = table.find(np.tile(words, (n, 1)), np.arange(n, dtype=np.int64))
+    return {qrels.topics[i]: int(table.grades[found[i]]) for i in np.flatnonzero(found >= 0).tolist()}
+
+
 def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None = None,
          judged_only: bool = False, relevance_level: int = 1, complete: bool = False,
          last_lookup: bool = False, refuse_ungraded: bool = False) -> Judged:
@@ -428,7 +443,9 @@ def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None
 
     The topics kept are those in both the run and the qrels, in ``strcmp`` order. With ``complete`` (``-c``,
     trec_eval 10.0's way), qrels topics the run lacks are added on trec_eval's one-document placeholder ranking
-    (``bogus=True``); the caller zeroes what trec_eval zeroes. ``last_lookup``: no run will be looked up in these
+    (``bogus=True``): the docno ``STAND_IN``, looked up in the qrels, cut by ``max_docs`` (-M0: no document) and
+    dropped by ``judged_only`` unless judged, as form_res_rels.c treats it; the caller zeroes what trec_eval
+    zeroes. ``last_lookup``: no run will be looked up in these
     qrels again, so their judgments (table or dicts) are let go once this run's grades are known: the ranking and
     the measures' arrays then take their place in memory (what one run through the command line peaks at).
     ``refuse_ungraded`` (the ``trec_eval`` command): a topic scored whose qrels hold no grade >= 0 raises
@@ -437,6 +454,7 @@ def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None
     if ties not in TIE_MODES:
         raise ValueError(f"ties must be one of {TIE_MODES}, not {ties!r}")
     run_topics, topic_ids, grades, kept = run.lookup(qrels) if hasattr(run, "lookup") else _lookup(run, qrels)
+    stand_in = _stand_in_grades(qrels) if complete else {}  # before the judgments may be let go
     if last_lookup:
         qrels.table = qrels._judged = None
     n = len(topic_ids)
@@ -503,8 +521,12 @@ def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None
     rel[target[keep], position[keep]] = grades[keep]
     num_ret[run_row[kept]] = counts[kept]
     bogus = np.array(bogus, bool)
-    rel[bogus, 0] = RELVALUE_NONPOOL  # "ceci_nest_pas_un_docno", score 1.0
-    num_ret[bogus] = 1
+    for t in np.flatnonzero(bogus).tolist():  # trec_eval.c's one-document ranking, through form_res_rels.c
+        grade = stand_in.get(topics[t], RELVALUE_NONPOOL)
+        kept_docs = (1 if max_docs is None else min(1, max_docs)) if grade >= 0 or not judged_only else 0
+        if kept_docs:
+            rel[t, 0] = grade
+        num_ret[t] = kept_docs
     levels = qrels.levels[rows] if rows else np.zeros((0, qrels.levels.shape[1]), np.int64)
     num_rel = levels[:, max(relevance_level, 0):].sum(axis=1)
     return Judged(
