@@ -273,7 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="parameters as one string (what make reproduce PARAMS=... passes)")
     run.add_argument("--out", default=None,
                      help="output folder (default outputs/<dataset> beside the notebooks folder); an existing "
-                          "folder is replaced only if evalkit made it")
+                          "folder is replaced only if evalkit made it and it holds nothing evalkit did not write")
     run.add_argument("--notebooks", dest="notebook_dir", default=None, metavar="DIR",
                      help="the notebooks folder (default $EVALKIT_NOTEBOOKS, else the kit's notebooks/)")
     run.add_argument("--kernel", default=None, help="Jupyter kernel name (default: this Python)")

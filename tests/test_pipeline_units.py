@@ -151,6 +151,36 @@ def test_publish_replaces_only_a_marked_folder_and_discard_leaves_it(tmp_path):
     assert (target / "index.html").read_text() == "second"
 
 
+def test_files_the_user_added_or_changed_keep_a_kit_folder_from_being_replaced(tmp_path):
+    """A folder the kit made holds what the kit wrote; a reviewer's notes put beside the report, or a page of it
+    edited, are not the kit's to delete: the next publish is refused naming them, and the folder is as it was."""
+    target = tmp_path / "outputs" / "x"
+    with Staging(target) as staging:
+        (staging.path / "index.html").write_text("first")
+        (staging.path / "figures").mkdir()
+        (staging.path / "figures" / "f.png").write_bytes(b"png")
+        staging.publish()
+    check_target(target)  # as the kit left it: replaceable
+
+    (target / "my_notes.md").write_text("mine")
+    (target / "figures" / "mine").mkdir()
+    with pytest.raises(OutputFolderRefused, match=r"not written by evalkit: figures/mine, my_notes.md\)"):
+        check_target(target)
+    with pytest.raises(OutputFolderRefused, match="my_notes.md"):
+        with Staging(target) as staging:
+            (staging.path / "index.html").write_text("second")
+            staging.publish()
+    assert (target / "my_notes.md").read_text() == "mine" and (target / "index.html").read_text() == "first"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["x"]
+
+    (target / "my_notes.md").unlink()
+    (target / "figures" / "mine").rmdir()
+    check_target(target)
+    (target / "index.html").write_text("edited by hand")
+    with pytest.raises(OutputFolderRefused, match=r"changed since evalkit wrote them: index.html\)"):
+        check_target(target)
+
+
 def _dead_pid() -> int:
     process = subprocess.Popen([sys.executable, "-c", "pass"])
     process.wait()

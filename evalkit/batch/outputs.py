@@ -3,9 +3,11 @@
 * A batch writes ``outputs/<label>/`` beside the notebooks folder, the label a sanitized name made from the
   dataset (:func:`output_label`: ``some/dir/..`` labels the folder it resolves to, ``..`` or ``/`` can never
   become a path), or the folder ``--out`` names.
-* Every folder the batch publishes holds a marker file (:data:`MARKER`). An existing target is replaced only if
-  it is a real folder (not a symbolic link) holding that marker; anything else is refused with
-  :class:`OutputFolderRefused` before a notebook runs, and checked again just before the swap.
+* Every folder the batch publishes holds a marker file (:data:`MARKER`) listing what the batch wrote into it
+  (every file and folder, with each file's size and modification time). An existing target is replaced only if
+  it is a real folder (not a symbolic link) holding that marker and nothing else than what it lists, as it was
+  written: a file the user added (notes beside the report) or changed since is never deleted with it. Anything
+  else is refused with :class:`OutputFolderRefused` before a notebook runs, and checked again just before the swap.
 * The report is built in a staging folder beside the target (``.<name>.evalkit-staging-<pid>-XXXX``) and swapped
   in when every notebook has run (:class:`Staging`). An interrupted batch removes its staging folder (the batch's
   signal handlers raise, and the ``finally`` here runs); a staging folder left by a killed process is removed by
@@ -72,6 +74,47 @@ def check_target(target: Path, shown: str | None = None) -> None:
         raise OutputFolderRefused(
             f"output folder {shown!r} exists and was not made by evalkit (no {MARKER} file in it), so the kit will "
             "not replace it: choose another --out, or move that folder away yourself")
+    try:
+        written = json.loads(marker.read_text()).get("files")
+    except (OSError, ValueError, AttributeError):
+        written = None
+    if written is None:  # a marker from before the kit listed its files: the folder is the kit's, as it was
+        return
+    found = _contents(target)
+    added = sorted(set(found) - set(written))
+    added = [name for name in added if not any(name.startswith(other + "/") for other in added)]  # a folder, once
+    changed = sorted(name for name in set(found) & set(written) if found[name] != written[name])
+    if added or changed:
+        def some(names):
+            return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+        what = "; ".join(part for part in (f"not written by evalkit: {some(added)}" if added else "",
+                                           f"changed since evalkit wrote them: {some(changed)}" if changed else "")
+                         if part)
+        raise OutputFolderRefused(
+            f"output folder {shown!r} was made by evalkit but holds files the kit would delete with it ({what}), so "
+            "the kit will not replace it: move those files elsewhere, or choose another --out")
+
+
+def _contents(folder: Path) -> dict:
+    """Every entry under ``folder`` but the marker, by path relative to it: ``"dir"`` for a folder (not followed if
+    a symbolic link), ``[size, mtime_ns]`` for anything else (as :func:`os.lstat` gives them)."""
+    out = {}
+    for root, dirs, files in os.walk(folder):
+        base = Path(root).relative_to(folder)
+        for name in dirs:
+            path = Path(root) / name
+            out[(base / name).as_posix()] = "dir" if not path.is_symlink() else _stamp(path)
+        for name in files:
+            relative = (base / name).as_posix()
+            if relative != MARKER:
+                out[relative] = _stamp(Path(root) / name)
+    return out
+
+
+def _stamp(path: Path) -> list:
+    info = os.lstat(path)
+    return [info.st_size, info.st_mtime_ns]
 
 
 def _process_alive(pid: int) -> bool:
@@ -185,7 +228,8 @@ class Staging:
         check_target(self.target)
         (self.path / _STAGING_MARKER).unlink(missing_ok=True)
         (self.path / MARKER).write_text(json.dumps({"made_by": "evalkit notebooks run",
-                                                    "published": time.strftime("%Y-%m-%d %H:%M:%S")}) + "\n")
+                                                    "published": time.strftime("%Y-%m-%d %H:%M:%S"),
+                                                    "files": _contents(self.path)}) + "\n")
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(self.path, (stat.S_IRWXU | stat.S_IRWXG | stat.S_IRWXO) & ~umask)  # mkdtemp made it 0700
