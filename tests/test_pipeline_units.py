@@ -161,6 +161,9 @@ def test_files_the_user_added_or_changed_keep_a_kit_folder_from_being_replaced(t
         (staging.path / "figures" / "f.png").write_bytes(b"png")
         staging.publish()
     check_target(target)  # as the kit left it: replaceable
+    (target / ".ipynb_checkpoints").mkdir()  # JupyterLab opened a notebook of the report: still replaceable
+    (target / ".ipynb_checkpoints" / "x-checkpoint.ipynb").write_text("{}")
+    check_target(target)
 
     (target / "my_notes.md").write_text("mine")
     (target / "figures" / "mine").mkdir()

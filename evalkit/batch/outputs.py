@@ -96,11 +96,18 @@ def check_target(target: Path, shown: str | None = None) -> None:
             "the kit will not replace it: move those files elsewhere, or choose another --out")
 
 
+#: what viewing a report makes beside its files, never the user's own work: JupyterLab's checkpoints of a notebook
+#: opened (an edit shows in the notebook itself), the file managers' folder settings
+_MADE_BY_VIEWERS = {".ipynb_checkpoints", ".DS_Store", "Thumbs.db", "desktop.ini"}
+
+
 def _contents(folder: Path) -> dict:
-    """Every entry under ``folder`` but the marker, by path relative to it: ``"dir"`` for a folder (not followed if
-    a symbolic link), ``[size, mtime_ns]`` for anything else (as :func:`os.lstat` gives them)."""
+    """Every entry under ``folder`` but the marker and :data:`_MADE_BY_VIEWERS`, by path relative to it: ``"dir"``
+    for a folder (not followed if a symbolic link), ``[size, mtime_ns]`` for anything else (:func:`os.lstat`)."""
     out = {}
     for root, dirs, files in os.walk(folder):
+        dirs[:] = [name for name in dirs if name not in _MADE_BY_VIEWERS]
+        files = [name for name in files if name not in _MADE_BY_VIEWERS]
         base = Path(root).relative_to(folder)
         for name in dirs:
             path = Path(root) / name
