@@ -102,6 +102,28 @@ def test_figure_and_explorer(results):
     assert "c = 3" in fig.axes[0].get_title()
 
 
+def test_plot_judgments_draws_the_trials_and_says_why_when_none_needed_a_judgment(results):
+    """D2: when every trial reaches alpha with 0 judgments the ECDF over judgments > 0 is empty (seaborn's hue legend
+    raised TypeError in the notebook); plot_judgments then draws nothing and says why in the axes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    _, res = results
+    trials = res.trials.assign(judged_mtc=[0, 3, 0, 12], judged_rtc=[0, 5, 0, 20])
+    ax = exp.plot_judgments(exp.ExperimentResults(trials, res.pairs))
+    assert len(ax.get_lines()) == 3  # an ECDF a algorithm over the 2 trials with judgments, and the paper's median
+    assert ax.get_xscale() == "log" and "2 of 4 trials needed none" in ax.get_title()
+    ax.figure.canvas.draw()
+    plt.close(ax.figure)
+    none = exp.plot_judgments(exp.ExperimentResults(trials.assign(judged_mtc=0, judged_rtc=0), res.pairs))
+    assert len(none.get_lines()) == 0 and not none.axison
+    assert "none of the 4 trials needed a judgment" in none.texts[0].get_text()
+    none.figure.canvas.draw()
+    plt.close(none.figure)
+
+
 def test_carterette_trial_ip_delta_matches_judged_map(results):
     from evalkit.confidence import incremental_pooling, judged_map, mtc
 
@@ -558,7 +580,7 @@ def test_variance_markdown_verdict_words_follow_the_ratios():
                             index=pd.Index([10, 30, 100, 300], name="n"))
     off = exp.variance_markdown(pd.DataFrame({"median ratio": [2.6, 1.5, 1.41, 1.38]}), footnote, "t", ["a", "b"])
     assert "it is right" not in off and "harmless" not in off
-    assert "for ΔAP per topic it overstates it 1.41 times, and for ΔMAP it overstates it 1.38 times" in off
+    assert "for ΔAP per topic it overstates the variance 1.41 times, and for ΔMAP it overstates the variance 1.38 times" in off
     assert "whose variance the formula overstates by 38%" in off
     near = exp.variance_markdown(pd.DataFrame({"median ratio": [2.6, 1.5, 1.04, 0.93]}), footnote, "t", ["a", "b"])
     assert "for ΔAP per topic it is within 10% of Monte Carlo (ratio 1.04)" in near

@@ -220,14 +220,15 @@ def collapse_markdown(summary: pd.DataFrame, dataset: str, n_topics: int = 50) -
 
 
 def _ratio_words(ratio: float, margin: float) -> str:
-    """A formula-over-Monte-Carlo variance ratio in words: "is within 10% of Monte Carlo", "overstates it 1.38
-    times" or "understates it (ratio 0.80)", by the kit's ``small`` relative margin (``margin``); NaN: "cannot be
-    measured here"."""
+    """A formula-over-Monte-Carlo variance ratio (Carterette 2007 Sec. 2.1's Var[AP]) in words: "is within 10% of
+    Monte Carlo", "overstates the variance 1.38 times" or "understates the variance (ratio 0.80)", by the kit's
+    ``small`` relative margin (``margin``); NaN: "cannot be measured here"."""
     if not np.isfinite(ratio):
         return "cannot be measured here (no topic whose draws vary)"
     if abs(ratio - 1.0) <= margin:
         return f"is within {margin:.0%} of Monte Carlo (ratio {ratio:.2f})"
-    return choose(ratio > 1.0, f"overstates it {ratio:.2f} times", f"understates it (ratio {ratio:.2f})")
+    return choose(ratio > 1.0, f"overstates the variance {ratio:.2f} times",
+                  f"understates the variance (ratio {ratio:.2f})")
 
 
 def variance_markdown(variance: pd.DataFrame, footnote: pd.DataFrame, dataset: str, pair_names) -> str:
