@@ -410,6 +410,25 @@ def test_a_difference_inside_the_trial_spread_is_inconclusive_at_paper_size_and_
     assert tiny.loc["Table 2 (TREC-8): a clear dependency on the pool depth", "verdict"] == "withheld: 3 runs (< 10)"
 
 
+def test_a_claim_over_0_topics_is_not_rated_nan_at_every_preset_never_at_class_size():
+    """D5: with no topic of R > 20, Figure 1's share of those topics is NaN over 0 topics; no number of trials
+    decides it, so it reads 'not rated: NaN' at 10 trials as at 50 (the old code blamed the class preset: 'not
+    rated at class size (10 trials: ... [nan, nan] straddles its threshold ...)'), and its interval says no topic
+    has R > 20, not '0 trials'."""
+    from dataclasses import replace
+
+    claim = "Figure 1: pool25 underestimates R for all but the smallest relevant sets"
+    for trials in (10, 50):
+        result = fake_result(_accuracy(TREC8_ACCURACY), trials=trials)
+        small = result.gold_R.clip(upper=20)
+        result = replace(result, gold_R=small, r_hat=result.r_hat.assign(gold_R=result.r_hat["gold_R"].clip(upper=20)))
+        row = _verdicts(result).loc[claim]
+        assert row["verdict"] == "not rated: NaN" and row["not_rated"] == "", (trials, row["verdict"])
+        assert row["kit_value"] == "NaN: no topic has R > 20"
+        assert row["interval"] == "no topic has R > 20 (nothing to resample)"
+        assert "trials" not in row["interval"]
+
+
 def test_the_claims_of_the_synthetic_run_are_rated_on_their_intervals(synthetic_result):
     from evalkit.claims import rules
 
