@@ -522,6 +522,42 @@ def test_computed_sentences_state_the_numbers_of_their_tables(synthetic_result):
     assert "3 trials" in s1 and "simulated collection" in s1  # sizes run and the collection, named
 
 
+def test_the_table2_sentence_says_it_picks_among_the_papers_strategies_and_names_a_better_other_row():
+    """D10: a strategy beyond the paper (medical2012) more accurate than the paper's best was left out of the
+    sentence without a word; the sentence now says it picks among the paper's 5 strategies and names the row."""
+    from dataclasses import replace
+
+    result = fake_result(_accuracy(TREC8_ACCURACY), trials=10, noise=0.0)
+    extra = result.pairs[result.pairs["strategy"] == "pool25"].assign(strategy="medical2012")
+    extra["accuracy"] = 0.99
+    pairs = pd.concat([result.pairs.assign(strategy=result.pairs["strategy"].astype(str)), extra],
+                      ignore_index=True)
+    s2 = v.findings.table2_sentence(replace(result, pairs=pairs))
+    assert "the most and the least accurate of the paper's 5 strategies" in s2
+    # TREC8_ACCURACY, noise 0: MAP's best of the five is 2strata 0.958, NDCG's pool25 0.949; medical2012 is 0.990
+    assert ("MAP: most accurate 2strata 0.958 [0.958, 0.958], least pool15 0.913 [0.913, 0.913] (beyond the paper, "
+            "medical2012 is more accurate still: 0.990 [0.990, 0.990])") in s2
+    assert "NDCG: most accurate pool25 0.949 [0.949, 0.949], least 1stratum 0.892" in s2
+    # a measure with no accuracy in any trial (no significant pair) says so
+    empty = v.findings.table2_sentence(replace(result, pairs=result.pairs.assign(
+        accuracy=np.where(result.pairs["measure"] == "P(10)", np.nan, result.pairs["accuracy"]))))
+    assert "P(10): no accuracy (no trial had a significant pair to score)" in empty
+
+
+def test_the_table3_sentence_says_why_when_no_correlation_is_defined():
+    """D9: with the gold R the same on every topic every trial's Pearson r is NaN; table3_sentence raised pandas'
+    'Encountered all NA values' (idxmin) and now says why there is no correlation."""
+    from dataclasses import replace
+
+    result = fake_result(_accuracy(TREC8_ACCURACY), trials=4)
+    flat = replace(result, gold_R=result.gold_R * 0 + 1, correlation=result.correlation.assign(pearson=np.nan))
+    assert v.findings.table3_sentence(flat) == ("On TREC-8, over 4 trials, no strategy's R̂ correlates with R: "
+                                                "Pearson r is undefined (the gold R is 1 on every one of the 30 "
+                                                "topics).")
+    s3 = v.findings.table3_sentence(result)
+    assert "over 4 trials, of the paper's 5 strategies, " in s3
+
+
 def test_the_sweep_sentence_counts_its_table():
     frame = pd.DataFrame({"rates x0.67": ["yes", "no", "120"], "rates x1": ["yes", "yes", "150"],
                           "survives": ["yes", "no", ""]}, index=["a", "b", "1stratum: judgments/topic"])
