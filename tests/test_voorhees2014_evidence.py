@@ -542,6 +542,10 @@ def test_the_table2_sentence_says_it_picks_among_the_papers_strategies_and_names
     empty = v.findings.table2_sentence(replace(result, pairs=result.pairs.assign(
         accuracy=np.where(result.pairs["measure"] == "P(10)", np.nan, result.pairs["accuracy"]))))
     assert "P(10): no accuracy (no trial had a significant pair to score)" in empty
+    # a measure whose strategies all tie names no 'most' and 'least' (the tiny collection's P(10))
+    tied = v.findings.table2_sentence(replace(result, pairs=result.pairs.assign(
+        accuracy=np.where(result.pairs["measure"] == "P(10)", 0.289, result.pairs["accuracy"]))))
+    assert "P(10): all 5 tie at 0.289." in tied
 
 
 def test_the_table3_sentence_says_why_when_no_correlation_is_defined():
@@ -556,6 +560,23 @@ def test_the_table3_sentence_says_why_when_no_correlation_is_defined():
                                                 "topics).")
     s3 = v.findings.table3_sentence(result)
     assert "over 4 trials, of the paper's 5 strategies, " in s3
+
+
+def test_claims_on_undefined_correlations_are_not_rated_nan():
+    """D9: every trial's R̂ correlation NaN (the gold R the same on every topic); the claims raised KeyError (the
+    correlation pivot dropped its all-NaN columns), and the conclusion's rank would be int(NaN). Now the Table 3 and
+    conclusion rows are built and read 'not rated: NaN'; a claim that does not read the correlation keeps its
+    verdict."""
+    from dataclasses import replace
+
+    result = fake_result(_accuracy(TREC8_ACCURACY), trials=10)
+    flat = replace(result, correlation=result.correlation.assign(pearson=np.nan))
+    table = _verdicts(flat)
+    assert table.loc["Table 3: pooling gives the weakest R̂ correlation, weaker as the pool gets shallower",
+                     "verdict"] == "not rated: NaN"
+    conclusion = table.loc["Conclusion: 2strata is a practical and effective strategy"]
+    assert conclusion["verdict"] == "not rated: NaN" and "R̂ correlation rank NaN/5" in conclusion["kit_value"]
+    assert table.loc["Table 2: 1stratum is consistently the worst for NDCG and P(10)", "verdict"] == "yes"
 
 
 def test_the_sweep_sentence_counts_its_table():

@@ -76,7 +76,7 @@ class _Figures:
         n_topics = sizes["topic"].nunique()
         self.sizes = sizes.pivot_table(index="trial", columns="strategy", values="judged", aggfunc="sum") / n_topics
         corr = result.correlation.assign(strategy=result.correlation["strategy"].astype(str))
-        self.correlation = corr.pivot_table(index="trial", columns="strategy", values="pearson")
+        self.correlation = corr.pivot_table(index="trial", columns="strategy", values="pearson", dropna=False)
 
     def acc(self, measure: str) -> pd.DataFrame:
         return self.accuracy[measure]
@@ -123,11 +123,16 @@ def _class_size(parts: list[Part], result: Voorhees2014Result) -> str:
 
 
 def _best(frame: pd.DataFrame, among: list[str]) -> str:
-    return str(frame[among].mean().idxmax())
+    """The strategy of ``among`` with the highest mean over trials; the first of them when every mean is NaN (the
+    claim's figures are then NaN and it reads "not rated: NaN")."""
+    means = frame.reindex(columns=among).mean()
+    return str(means.idxmax()) if means.notna().any() else str(among[0])
 
 
 def _worst(frame: pd.DataFrame, among: list[str]) -> str:
-    return str(frame[among].mean().idxmin())
+    """The strategy of ``among`` with the lowest mean over trials (NaN: as :func:`_best`)."""
+    means = frame.reindex(columns=among).mean()
+    return str(means.idxmin()) if means.notna().any() else str(among[0])
 
 
 class _Claims:
@@ -152,8 +157,11 @@ class _Claims:
     def others(self, strategy: str) -> list[str]:
         return [s for s in self.names if s != strategy]
 
-    def rank(self, frame: pd.DataFrame, strategy: str) -> int:
-        return int(frame[self.names].mean().rank(ascending=False, method="min")[strategy])
+    def rank(self, frame: pd.DataFrame, strategy: str) -> int | str:
+        """``strategy``'s rank (1 = highest mean) among the paper's strategies; "NaN" when its mean is NaN (every
+        trial's figure undefined: the claim then reads "not rated: NaN")."""
+        rank = frame.reindex(columns=self.names).mean().rank(ascending=False, method="min")[strategy]
+        return "NaN" if np.isnan(rank) else int(rank)
 
     # ------------------------------------------------------------------------------------------ Table 1
 

@@ -65,7 +65,13 @@ def table2_sentence(result: Voorhees2014Result) -> str:
         best, worst = means.idxmax(), means.idxmin()
         above = every[~every.index.isin(names) & (every["mean"] > means[best])]
         beyond = "".join(f" (beyond the paper, {s} is more accurate still: {_ci(row)})" for s, row in above.iterrows())
-        parts.append(f"{m}: most accurate {best} {_ci(part.loc[best])}, least {worst} {_ci(part.loc[worst])}{beyond}")
+        if len(means) == 1:
+            parts.append(f"{m}: only {best} has an accuracy, {_ci(part.loc[best])}{beyond}")
+        elif means[best] == means[worst]:
+            parts.append(f"{m}: all {len(means)} tie at {means[best]:.3f}{beyond}")
+        else:
+            parts.append(f"{m}: most accurate {best} {_ci(part.loc[best])}, least {worst} "
+                         f"{_ci(part.loc[worst])}{beyond}")
     return text("On {collection}, over {trials} {trial_word} (accuracy, mean [95% interval]; the most and the least "
                 "accurate of {among}): {parts}.", collection=collection_name(result.dataset), trials=result.trials,
                 trial_word=plural(result.trials, "trial"), among=_among(names), parts="; ".join(parts))
