@@ -102,6 +102,28 @@ def test_figure_and_explorer(results):
     assert "c = 3" in fig.axes[0].get_title()
 
 
+def test_plot_judgments_draws_the_trials_and_says_why_when_none_needed_a_judgment(results):
+    """D2: when every trial reaches alpha with 0 judgments the ECDF over judgments > 0 is empty (seaborn's hue legend
+    raised TypeError in the notebook); plot_judgments then draws nothing and says why in the axes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    _, res = results
+    trials = res.trials.assign(judged_mtc=[0, 3, 0, 12], judged_rtc=[0, 5, 0, 20])
+    ax = exp.plot_judgments(exp.ExperimentResults(trials, res.pairs))
+    assert len(ax.get_lines()) == 3  # an ECDF a algorithm over the 2 trials with judgments, and the paper's median
+    assert ax.get_xscale() == "log" and "2 of 4 trials needed none" in ax.get_title()
+    ax.figure.canvas.draw()
+    plt.close(ax.figure)
+    none = exp.plot_judgments(exp.ExperimentResults(trials.assign(judged_mtc=0, judged_rtc=0), res.pairs))
+    assert len(none.get_lines()) == 0 and not none.axison
+    assert "none of the 4 trials needed a judgment" in none.texts[0].get_text()
+    none.figure.canvas.draw()
+    plt.close(none.figure)
+
+
 def test_carterette_trial_ip_delta_matches_judged_map(results):
     from evalkit.confidence import incremental_pooling, judged_map, mtc
 
@@ -541,13 +563,35 @@ def test_sentences_match_their_tables(results):
                             index=pd.Index([10, 30, 100, 300], name="n"))
     variance = pd.DataFrame({"median ratio": [2.6, 1.5, 1.0, 1.0]})
     sentence = exp.variance_markdown(variance, footnote, "toy", ["a", "b"])
-    assert "3.3 → 2.9 → 2.6 → 2.5: it shrinks slowly with n (from 3.3 to 2.5 over a 30-fold longer ranking)" in sentence
+    assert "3.3 → 2.9 → 2.6 → 2.5: it shrinks with n (from 3.3 to 2.5 over a 30-fold longer ranking) and is still 2.50" in sentence
     assert "does not shrink" not in sentence
     flat = exp.variance_markdown(variance, footnote.assign(**{"formula / Monte Carlo": [2.5, 2.6, 2.6, 2.7]}), "t",
                                  ["a", "b"])
     assert "it does not shrink with n" in flat
     assert exp.lists_markdown(100, "TREC-8").endswith("as in the paper.")
     assert "as in the paper" not in exp.lists_markdown(7, "shallow", 7)
+
+
+def test_variance_markdown_verdict_words_follow_the_ratios():
+    """The tester's case (D3): ΔAP 1.41 and ΔMAP 1.38 are 41% and 38% overstatements, beyond the kit's 0.10
+    "small" relative margin, so the sentence may not call the formula "right" or the approximation "harmless";
+    ratios within 0.10 of 1 are called so, and a footnote ratio that falls to 1.05 is not "far above 1"."""
+    footnote = pd.DataFrame({"formula / Monte Carlo": [3.3, 2.9, 2.6, 2.5]},
+                            index=pd.Index([10, 30, 100, 300], name="n"))
+    off = exp.variance_markdown(pd.DataFrame({"median ratio": [2.6, 1.5, 1.41, 1.38]}), footnote, "t", ["a", "b"])
+    assert "it is right" not in off and "harmless" not in off
+    assert "for ΔAP per topic it overstates the variance 1.41 times, and for ΔMAP it overstates the variance 1.38 times" in off
+    assert "whose variance the formula overstates by 38%" in off
+    near = exp.variance_markdown(pd.DataFrame({"median ratio": [2.6, 1.5, 1.04, 0.93]}), footnote, "t", ["a", "b"])
+    assert "for ΔAP per topic it is within 10% of Monte Carlo (ratio 1.04)" in near
+    assert "for ΔMAP it is within 10% of Monte Carlo (ratio 0.93)" in near
+    assert "within the kit's 10% margin of Monte Carlo." in near
+    under = exp.variance_markdown(pd.DataFrame({"median ratio": [2.6, 1.5, 0.8, 0.7]}), footnote, "t", ["a", "b"])
+    assert "understates by 30%" in under and "overconfident" in under
+    vanishing = footnote.assign(**{"formula / Monte Carlo": [1.8, 1.3, 1.1, 1.05]})
+    falls = exp.variance_markdown(pd.DataFrame({"median ratio": [2.6, 1.5, 1.0, 1.0]}), vanishing, "t", ["a", "b"])
+    assert "far above" not in falls and "comes within 10% of 1 by n = 300" in falls
+    assert "not the vanishing" not in falls
 
 
 def test_deviations_table(results):

@@ -76,6 +76,22 @@ def test_shallow_default_scales_p_and_says_so(shallow):
     assert "pool depths of at least 3" in plan.restore["gain_models"]
 
 
+def test_sensitivity_on_a_shallow_collection_says_what_it_could_not_vary(shallow):
+    """D9: with the pool depths 1 and 2 only (what a collection judged to depth 2 leaves) no Figure 4 depth reaches
+    the 3 ranks the gain models need, so theta cannot be varied; sensitivity raised KeyError: 'theta' (figure4 over
+    no depth gives a frame without columns) and now leaves theta out and says why in one sentence."""
+    plan = lu2017.plan(shallow, figure4_depths=[1, 2])
+    assert "gain_models" in plan.degenerate and plan.figure4_depths == [1, 2]
+    data = lu2017.prepare(shallow, depth=plan.reference_depth, p=plan.p)
+    frame = lu2017.sensitivity(data, plan, seed=1, n_resamples=5)
+    assert not frame["parameter"].str.startswith("theta").any()
+    note = lu2017.sensitivity_note(frame)
+    assert note == ("On this collection the rank depth K and RBP's p were not varied: no pool depth d' of Table 2 "
+                    "reaches 3 ranks (1, 2); theta was not varied: no Figure 4 depth d' reaches 3 ranks (1, 2) and "
+                    "the gain models are degenerate below it.")
+    assert list(lu2017.survives(frame).columns)[-1] == "survives"
+
+
 def test_shallow_with_the_papers_p_is_degenerate(shallow):
     plan = lu2017.plan(shallow, p=0.95, depths=[3, 4], figure4_depths=[3, 5], table3_depth=3, two_strata_depth=3)
     assert plan.degenerate_reason("rbp_tail").startswith("degenerate (RBP(0.95) keeps 70% of its weight beyond d = 7")

@@ -410,6 +410,25 @@ def test_a_difference_inside_the_trial_spread_is_inconclusive_at_paper_size_and_
     assert tiny.loc["Table 2 (TREC-8): a clear dependency on the pool depth", "verdict"] == "withheld: 3 runs (< 10)"
 
 
+def test_a_claim_over_0_topics_is_not_rated_nan_at_every_preset_never_at_class_size():
+    """D5: with no topic of R > 20, Figure 1's share of those topics is NaN over 0 topics; no number of trials
+    decides it, so it reads 'not rated: NaN' at 10 trials as at 50 (the old code blamed the class preset: 'not
+    rated at class size (10 trials: ... [nan, nan] straddles its threshold ...)'), and its interval says no topic
+    has R > 20, not '0 trials'."""
+    from dataclasses import replace
+
+    claim = "Figure 1: pool25 underestimates R for all but the smallest relevant sets"
+    for trials in (10, 50):
+        result = fake_result(_accuracy(TREC8_ACCURACY), trials=trials)
+        small = result.gold_R.clip(upper=20)
+        result = replace(result, gold_R=small, r_hat=result.r_hat.assign(gold_R=result.r_hat["gold_R"].clip(upper=20)))
+        row = _verdicts(result).loc[claim]
+        assert row["verdict"] == "not rated: NaN" and row["not_rated"] == "", (trials, row["verdict"])
+        assert row["kit_value"] == "NaN: no topic has R > 20"
+        assert row["interval"] == "no topic has R > 20 (nothing to resample)"
+        assert "trials" not in row["interval"]
+
+
 def test_the_claims_of_the_synthetic_run_are_rated_on_their_intervals(synthetic_result):
     from evalkit.claims import rules
 
@@ -501,6 +520,63 @@ def test_computed_sentences_state_the_numbers_of_their_tables(synthetic_result):
     s5 = v.findings.verdicts_sentence(table, r.dataset)
     assert f"{len(table)} of the paper's claims graded" in s5
     assert "3 trials" in s1 and "simulated collection" in s1  # sizes run and the collection, named
+
+
+def test_the_table2_sentence_says_it_picks_among_the_papers_strategies_and_names_a_better_other_row():
+    """D10: a strategy beyond the paper (medical2012) more accurate than the paper's best was left out of the
+    sentence without a word; the sentence now says it picks among the paper's 5 strategies and names the row."""
+    from dataclasses import replace
+
+    result = fake_result(_accuracy(TREC8_ACCURACY), trials=10, noise=0.0)
+    extra = result.pairs[result.pairs["strategy"] == "pool25"].assign(strategy="medical2012")
+    extra["accuracy"] = 0.99
+    pairs = pd.concat([result.pairs.assign(strategy=result.pairs["strategy"].astype(str)), extra],
+                      ignore_index=True)
+    s2 = v.findings.table2_sentence(replace(result, pairs=pairs))
+    assert "the most and the least accurate of the paper's 5 strategies" in s2
+    # TREC8_ACCURACY, noise 0: MAP's best of the five is 2strata 0.958, NDCG's pool25 0.949; medical2012 is 0.990
+    assert ("MAP: most accurate 2strata 0.958 [0.958, 0.958], least pool15 0.913 [0.913, 0.913] (beyond the paper, "
+            "medical2012 is more accurate still: 0.990 [0.990, 0.990])") in s2
+    assert "NDCG: most accurate pool25 0.949 [0.949, 0.949], least 1stratum 0.892" in s2
+    # a measure with no accuracy in any trial (no significant pair) says so
+    empty = v.findings.table2_sentence(replace(result, pairs=result.pairs.assign(
+        accuracy=np.where(result.pairs["measure"] == "P(10)", np.nan, result.pairs["accuracy"]))))
+    assert "P(10): no accuracy (no trial had a significant pair to score)" in empty
+    # a measure whose strategies all tie names no 'most' and 'least' (the tiny collection's P(10))
+    tied = v.findings.table2_sentence(replace(result, pairs=result.pairs.assign(
+        accuracy=np.where(result.pairs["measure"] == "P(10)", 0.289, result.pairs["accuracy"]))))
+    assert "P(10): all 5 tie at 0.289." in tied
+
+
+def test_the_table3_sentence_says_why_when_no_correlation_is_defined():
+    """D9: with the gold R the same on every topic every trial's Pearson r is NaN; table3_sentence raised pandas'
+    'Encountered all NA values' (idxmin) and now says why there is no correlation."""
+    from dataclasses import replace
+
+    result = fake_result(_accuracy(TREC8_ACCURACY), trials=4)
+    flat = replace(result, gold_R=result.gold_R * 0 + 1, correlation=result.correlation.assign(pearson=np.nan))
+    assert v.findings.table3_sentence(flat) == ("On TREC-8, over 4 trials, no strategy's R̂ correlates with R: "
+                                                "Pearson r is undefined (the gold R is 1 on every one of the 30 "
+                                                "topics).")
+    s3 = v.findings.table3_sentence(result)
+    assert "over 4 trials, of the paper's 5 strategies, " in s3
+
+
+def test_claims_on_undefined_correlations_are_not_rated_nan():
+    """D9: every trial's R̂ correlation NaN (the gold R the same on every topic); the claims raised KeyError (the
+    correlation pivot dropped its all-NaN columns), and the conclusion's rank would be int(NaN). Now the Table 3 and
+    conclusion rows are built and read 'not rated: NaN'; a claim that does not read the correlation keeps its
+    verdict."""
+    from dataclasses import replace
+
+    result = fake_result(_accuracy(TREC8_ACCURACY), trials=10)
+    flat = replace(result, correlation=result.correlation.assign(pearson=np.nan))
+    table = _verdicts(flat)
+    assert table.loc["Table 3: pooling gives the weakest R̂ correlation, weaker as the pool gets shallower",
+                     "verdict"] == "not rated: NaN"
+    conclusion = table.loc["Conclusion: 2strata is a practical and effective strategy"]
+    assert conclusion["verdict"] == "not rated: NaN" and "R̂ correlation rank NaN/5" in conclusion["kit_value"]
+    assert table.loc["Table 2: 1stratum is consistently the worst for NDCG and P(10)", "verdict"] == "yes"
 
 
 def test_the_sweep_sentence_counts_its_table():

@@ -148,7 +148,7 @@ from evalkit.papers.carterette2007.prior import (
     topic_split_sweeps,
     with_rtc_from,
 )
-from evalkit.papers.carterette2007.figures import explorer_figure, plot_figure2, plot_reestimation
+from evalkit.papers.carterette2007.figures import explorer_figure, plot_figure2, plot_judgments, plot_reestimation
 from evalkit.papers.carterette2007.explorer import explorer
 from evalkit.papers.carterette2007.claims import MIN_TRIALS, SENSITIVE, claims, sensitivity
 from evalkit.papers.carterette2007.findings import (

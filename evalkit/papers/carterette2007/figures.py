@@ -1,11 +1,12 @@
-"""Carterette (2007): the drawing functions (matplotlib/seaborn): Figure 2 (confidence against accuracy) and the
-explorer's figure (a few trials run with the given settings and drawn)."""
+"""Carterette (2007): the drawing functions (matplotlib/seaborn): Figure 2 (confidence against accuracy), the
+judgments each trial needed (:func:`plot_judgments`) and the explorer's figure (a few trials run with the given settings and drawn)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from evalkit.confidence import ExpertAggregation
+from evalkit.papers.carterette2007.paper import PAPER_ADHOC99
 from evalkit.papers.carterette2007.experiment import (
     RTC_SMOOTHED,
     ExperimentResults,
@@ -35,6 +36,38 @@ def plot_figure2(results: ExperimentResults, ax=None, edges=None, min_pairs: int
     ax.set_ylabel("accuracy")
     ax.set_title(title or f"confidence vs accuracy ({len(results.pairs):,} pairs)", fontsize=10)
     ax.legend(loc="lower right", fontsize=9)
+    return ax
+
+
+def plot_judgments(results: ExperimentResults, ax=None, paper_median: float | None = PAPER_ADHOC99["median_judged"]):
+    """Carterette 2007 Sec. 5 / Table 2's "judged" column as a distribution: the ECDF, on a log axis, of the
+    judgments MTC and RTC needed to reach alpha on each trial's first pair (Algorithm 1's stopping rule), with the
+    paper's RTC median on ad hoc 99 dotted (``paper_median``; None: not drawn). Trials that needed no judgment
+    cannot sit on a log axis: the title counts them. When no trial needed any judgment (the curve would be empty),
+    nothing is plotted and the axes say so. Returns the Axes."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    ax = ax or plt.subplots(figsize=(7, 3.5))[1]
+    judged = results.trials.melt(value_vars=["judged_mtc", "judged_rtc"], var_name="algorithm",
+                                 value_name="judgments")
+    judged["algorithm"] = judged["algorithm"].str.removeprefix("judged_").str.upper()
+    some = judged[judged["judgments"] > 0]
+    n_trials = len(results.trials)
+    zero = int((results.trials["judged_mtc"] == 0).sum())
+    if len(some):
+        sns.ecdfplot(data=some, x="judgments", hue="algorithm", hue_order=sorted(some["algorithm"].unique()),
+                     log_scale=True, ax=ax)
+        if paper_median is not None:
+            ax.axvline(paper_median, color="0.5", ls=":", lw=1)
+        ax.set_title(f"judgments to reach α on the first pair; {zero} of {n_trials} trials needed none\n"
+                     "(not on a log axis). Dotted: the paper's RTC median on ad hoc 99", fontsize=9)
+    else:
+        ax.set_axis_off()
+        ax.text(0.5, 0.5, f"nothing to draw: none of the {n_trials} trials needed a judgment to reach α on its first "
+                "pair\n(MTC and RTC were sure of it at p = 0.5), so there is no distribution of judgments",
+                ha="center", va="center", fontsize=9, wrap=True, transform=ax.transAxes)
+        ax.set_title("judgments to reach α on the first pair", fontsize=9)
     return ax
 
 

@@ -219,24 +219,63 @@ def collapse_markdown(summary: pd.DataFrame, dataset: str, n_topics: int = 50) -
     return text
 
 
+def _ratio_words(ratio: float, margin: float) -> str:
+    """A formula-over-Monte-Carlo variance ratio (Carterette 2007 Sec. 2.1's Var[AP]) in words: "is within 10% of
+    Monte Carlo", "overstates the variance 1.38 times" or "understates the variance (ratio 0.80)", by the kit's
+    ``small`` relative margin (``margin``); NaN: "cannot be measured here"."""
+    if not np.isfinite(ratio):
+        return "cannot be measured here (no topic whose draws vary)"
+    if abs(ratio - 1.0) <= margin:
+        return f"is within {margin:.0%} of Monte Carlo (ratio {ratio:.2f})"
+    return choose(ratio > 1.0, f"overstates the variance {ratio:.2f} times",
+                  f"understates the variance (ratio {ratio:.2f})")
+
+
 def variance_markdown(variance: pd.DataFrame, footnote: pd.DataFrame, dataset: str, pair_names) -> str:
-    """What :func:`variance_monte_carlo` (runs ``pair_names`` of ``dataset``) and :func:`footnote_check` show; how the
-    lone-ranking ratio moves with n is read from ``footnote``."""
+    """What :func:`variance_monte_carlo` (runs ``pair_names`` of ``dataset``) and :func:`footnote_check` show for
+    Carterette 2007 Sec. 2.1's Var[AP] (and footnote 1's O(n 2^-n) error bound); how the lone-ranking ratio moves
+    with n is read from ``footnote``. Every verdict word follows the ratios: a ratio within the kit's ``small``
+    relative margin of 1 (:func:`evalkit.claims.rules.margin`, 0.10) is "within 10%", beyond it "overstates" or
+    "understates", and ΔMAP's verdict (what the confidence rests on) says which way the confidence moves."""
+    from evalkit.claims.rules import margin as rule_margin
+
+    m = rule_margin("small", "relative")
     values = footnote["formula / Monte Carlo"].to_numpy(np.float64)
     ratios = " → ".join(f"{r:.1f}" for r in values)
     sizes = "/".join(str(n) for n in footnote.index)
-    falls = bool(len(values) > 1 and values[-1] < values[0])
-    trend = choose(falls, f"it shrinks slowly with n (from {values[0]:.1f} to {values[-1]:.1f} over a "
-                          f"{footnote.index[-1] / footnote.index[0]:g}-fold longer ranking) and stays far above 1, "
-                          "not the vanishing O(n 2^-n) error footnote 1 states",
-                   "it does not shrink with n, so footnote 1's O(n 2^-n) bound on the error is wrong")
+    finite = values[np.isfinite(values)]
+    last_n = footnote.index[-1]
+    if len(finite) and (np.abs(finite - 1.0) <= m).all():
+        trend = (f"it stays within {m:.0%} of 1 at every n, as footnote 1's vanishing O(n 2^-n) error would have "
+                 "it")
+    elif len(values) > 1 and values[-1] < values[0]:
+        still = choose(abs(values[-1] - 1.0) > m,
+                       f"is still {values[-1]:.2f} at n = {last_n}, more than {m:.0%} from 1: not the vanishing "
+                       "O(n 2^-n) error footnote 1 states",
+                       f"comes within {m:.0%} of 1 by n = {last_n}")
+        trend = (f"it shrinks with n (from {values[0]:.1f} to {values[-1]:.1f} over a "
+                 f"{footnote.index[-1] / footnote.index[0]:g}-fold longer ranking) and {still}")
+    else:
+        trend = "it does not shrink with n, so footnote 1's O(n 2^-n) bound on the error is wrong"
+    median = variance["median ratio"]
+    lone, both, delta_ap, delta_map = (float(median.iloc[i]) for i in range(4))
+    if not np.isfinite(delta_map):
+        rests = "Confidence rests on ΔMAP, whose ratio cannot be measured here."
+    elif abs(delta_map - 1.0) <= m:
+        rests = (f"Confidence rests on ΔMAP, where the formula is within the kit's {m:.0%} margin of Monte "
+                 "Carlo.")
+    elif delta_map > 1.0:
+        rests = (f"Confidence rests on ΔMAP, whose variance the formula overstates by {delta_map - 1:.0%}: "
+                 "P(ΔMAP < 0) is then less extreme than it should be (confidence on the cautious side).")
+    else:
+        rests = (f"Confidence rests on ΔMAP, whose variance the formula understates by {1 - delta_map:.0%}: "
+                 "P(ΔMAP < 0) is then more extreme than it should be (overconfident).")
     return (
         f"**The variance against Monte Carlo** ({dataset}, {pair_names[0]} vs {pair_names[1]}, every document at "
-        f"p = 0.5): the formula overstates Var[AP] {variance['median ratio'].iloc[0]:.1f} times for a lone ranking "
-        f"(median over topics), {variance['median ratio'].iloc[1]:.1f} times when |R| runs over both runs' documents "
-        f"(the universe MTC and RTC work in), and for ΔAP and ΔMAP it is right: {variance['median ratio'].iloc[2]:.2f} "
-        f"per topic, {variance['median ratio'].iloc[3]:.2f} for ΔMAP. For a lone ranking of n = {sizes} documents the "
-        f"ratio is {ratios}: {trend}. Confidence rests on ΔMAP, where the approximation is harmless.")
+        f"p = 0.5, median over topics): for a lone ranking the formula {_ratio_words(lone, m)}; when |R| runs over "
+        f"both runs' documents (the universe MTC and RTC work in) it {_ratio_words(both, m)}; for ΔAP per topic it "
+        f"{_ratio_words(delta_ap, m)}, and for ΔMAP it {_ratio_words(delta_map, m)}. For a lone ranking of "
+        f"n = {sizes} documents the ratio is {ratios}: {trend}. {rests}")
 
 
 def prior_markdown(choice, dataset: str, *, prior=None, second: pd.DataFrame | None = None,

@@ -115,7 +115,7 @@ from evalkit.papers.lu2017.tables import (
 from evalkit.papers.lu2017.figures import draw_explorer
 from evalkit.papers.lu2017.explorer import explorer
 from evalkit.papers.lu2017.claims import claims
-from evalkit.papers.lu2017.sensitivity import sensitivity
+from evalkit.papers.lu2017.sensitivity import sensitivity, sensitivity_note
 
 __all__ = [
     "PAPER_TABLE2",
@@ -161,7 +161,7 @@ __all__ = [
     "summarize_gamma",
     "rank_grid",
     "table1_layout",
-    "sensitivity",
+    "sensitivity", "sensitivity_note",
     "survives",
     "deviations",
 ]

@@ -42,7 +42,12 @@ def sensitivity(data, plan, seed: int = 0, n_resamples: int = 200, progress: boo
     verdict of every claim it affects (graded as in the claims table). Costs one extra fit (K = d) and, on a
     collection where p was scaled, one at p = 0.95; Figure 4's alternative theta reuses the notebook's fits, and
     ``figure4_frame`` (the notebook's :func:`figure4` with its resamples, same ``seed``) its figure at the notebook's
-    theta. ``progress``: a bar over the alternatives."""
+    theta. ``progress``: a bar over the alternatives.
+
+    A parameter that cannot be varied on this collection (no Table 2 depth d' of at least ``MIN_MODEL_RANKS`` for
+    K and p; no Figure 4 depth left for theta, e.g. a collection judged to depth 2 where the gain models are
+    degenerate) has no rows; ``frame.attrs["not run"]`` says why, one sentence a parameter
+    (:func:`sensitivity_note`)."""
     from evalkit.estimation.framework import system_matrix
     from evalkit.papers.lu2017.experiment import _steps
 
@@ -51,6 +56,10 @@ def sensitivity(data, plan, seed: int = 0, n_resamples: int = 200, progress: boo
     depth = next((d for d in plan.depths if d >= MIN_MODEL_RANKS), None)
     degenerate = plan.degenerate.get("gain_models")
     rows: list = []
+    not_run: list[str] = []
+    if depth is None:
+        not_run.append(f"the rank depth K and RBP's p were not varied: no pool depth d' of Table 2 reaches "
+                       f"{MIN_MODEL_RANKS} ranks ({', '.join(map(str, plan.depths))})")
     steps = ["matrix", "theta"] + (["p"] if plan.p != PAPER_P else [])
     for step in _steps(steps, progress, "sensitivity"):
         if step == "matrix" and depth is not None:
@@ -64,6 +73,11 @@ def sensitivity(data, plan, seed: int = 0, n_resamples: int = 200, progress: boo
                               claims(name, plan=plan, table2_frame=frame, theta=plan.theta, seed=seed))
         if step == "theta":
             depths = [d for d in plan.figure4_depths if d >= MIN_MODEL_RANKS or not degenerate]
+            if not depths:
+                not_run.append(f"theta was not varied: no Figure 4 depth d' reaches {MIN_MODEL_RANKS} ranks "
+                               f"({', '.join(map(str, plan.figure4_depths))}) and the gain models are degenerate "
+                               "below it")
+                continue
             alternative = 0.0 if plan.theta != 0.0 else 0.018
             ours = figure4_frame is not None and set(figure4_frame["depth"]) == set(depths) and \
                 (figure4_frame["resample"] >= 0).any()
@@ -80,5 +94,16 @@ def sensitivity(data, plan, seed: int = 0, n_resamples: int = 200, progress: boo
                 frame = table2(variant, [depth], plan.thetas, per_topic=True)
                 rows += _rows("RBP persistence p (Table 2)", f"p = {p:.3g}, d'={depth}", p == plan.p,
                               claims(name, plan=None, table2_frame=frame, theta=plan.theta, seed=seed))
-    return pd.DataFrame(rows, columns=["parameter", "value", "the notebook's", "claim", "verdict", "interval",
-                                       "kit_value"])
+    frame = pd.DataFrame(rows, columns=["parameter", "value", "the notebook's", "claim", "verdict", "interval",
+                                        "kit_value"])
+    frame.attrs["not run"] = not_run
+    return frame
+
+
+def sensitivity_note(frame: pd.DataFrame) -> str:
+    """What :func:`sensitivity` could not vary on this collection, and why, in one sentence (``""`` when it varied
+    every parameter)."""
+    reasons = list(frame.attrs.get("not run", []))
+    if not reasons:
+        return ""
+    return "On this collection " + "; ".join(reasons) + "."

@@ -76,7 +76,7 @@ class _Figures:
         n_topics = sizes["topic"].nunique()
         self.sizes = sizes.pivot_table(index="trial", columns="strategy", values="judged", aggfunc="sum") / n_topics
         corr = result.correlation.assign(strategy=result.correlation["strategy"].astype(str))
-        self.correlation = corr.pivot_table(index="trial", columns="strategy", values="pearson")
+        self.correlation = corr.pivot_table(index="trial", columns="strategy", values="pearson", dropna=False)
 
     def acc(self, measure: str) -> pd.DataFrame:
         return self.accuracy[measure]
@@ -98,20 +98,23 @@ def _rating(parts: list[Part], every: bool) -> rules.Rating:
     if not parts:
         return combined
     method = parts[0].interval
-    how = f"{method.level:.0%} {method.method}".strip()
-    return rules.Rating(combined.agrees, "; ".join(p.text() for p in parts) + f" ({how})", combined.rule)
+    how = f"{method.level:.0%} {method.method}".strip() if method.n or method.finite else method.method
+    return rules.Rating(combined.agrees, "; ".join(p.text() for p in parts) + (f" ({how})" if how else ""),
+                        combined.rule)
 
 
 def _class_size(parts: list[Part], result: Voorhees2014Result) -> str:
     """``not_rated`` for a claim rated on fewer trials than the paper's with a part whose interval straddles its
     threshold, else ``""``; also ``""`` on a collection too small for any verdict (the grading withholds it, at any
-    number of trials: :data:`evalkit.claims.grading.MIN_RUNS`, ``MIN_TOPICS``)."""
+    number of trials: :data:`evalkit.claims.grading.MIN_RUNS`, ``MIN_TOPICS``). A part with no value at all (NaN:
+    e.g. a share of 0 topics) does not straddle anything and no number of trials decides it: it is never the
+    reason here (the grading reads the NaN value as ``not rated: NaN`` at every preset)."""
     from evalkit.claims.grading import MIN_RUNS, MIN_TOPICS
 
     trials = result.trials
     if trials >= PAPER_TRIALS or 0 < result.n_runs < MIN_RUNS or len(result.gold_R) < MIN_TOPICS:
         return ""
-    open_parts = [p for p in parts if p.rating.agrees == "inconclusive"]
+    open_parts = [p for p in parts if p.rating.agrees == "inconclusive" and not np.isnan(p.interval.estimate)]
     if not open_parts:
         return ""
     p = open_parts[0]
@@ -120,11 +123,16 @@ def _class_size(parts: list[Part], result: Voorhees2014Result) -> str:
 
 
 def _best(frame: pd.DataFrame, among: list[str]) -> str:
-    return str(frame[among].mean().idxmax())
+    """The strategy of ``among`` with the highest mean over trials; the first of them when every mean is NaN (the
+    claim's figures are then NaN and it reads "not rated: NaN")."""
+    means = frame.reindex(columns=among).mean()
+    return str(means.idxmax()) if means.notna().any() else str(among[0])
 
 
 def _worst(frame: pd.DataFrame, among: list[str]) -> str:
-    return str(frame[among].mean().idxmin())
+    """The strategy of ``among`` with the lowest mean over trials (NaN: as :func:`_best`)."""
+    means = frame.reindex(columns=among).mean()
+    return str(means.idxmin()) if means.notna().any() else str(among[0])
 
 
 class _Claims:
@@ -149,8 +157,11 @@ class _Claims:
     def others(self, strategy: str) -> list[str]:
         return [s for s in self.names if s != strategy]
 
-    def rank(self, frame: pd.DataFrame, strategy: str) -> int:
-        return int(frame[self.names].mean().rank(ascending=False, method="min")[strategy])
+    def rank(self, frame: pd.DataFrame, strategy: str) -> int | str:
+        """``strategy``'s rank (1 = highest mean) among the paper's strategies; "NaN" when its mean is NaN (every
+        trial's figure undefined: the claim then reads "not rated: NaN")."""
+        rank = frame.reindex(columns=self.names).mean().rank(ascending=False, method="min")[strategy]
+        return "NaN" if np.isnan(rank) else int(rank)
 
     # ------------------------------------------------------------------------------------------ Table 1
 
@@ -264,13 +275,20 @@ class _Claims:
         big = rh[rh["gold_R"] > SMALL_R]
         per_trial = (big["r_hat"] < UNDER * big["gold_R"]).groupby(big["trial"]).mean()
         n_big = int((result.gold_R > SMALL_R).sum())
-        iv = f.one(per_trial)
-        part = Part(f"share of the {n_big} topics with R > {SMALL_R} underestimated", iv,
-                    rules.at_least(iv, ALL_BUT, f"share of topics with R > {SMALL_R} whose R̂ < {UNDER:g} R"), ".3f")
-        ratio = float((big["r_hat"] / big["gold_R"]).mean()) if len(big) else float("nan")
-        self.add(["pool25"], "Figure 1: pool25 underestimates R for all but the smallest relevant sets",
-                 "underestimates", f"R̂ < {UNDER:g} R on {iv.estimate:.0%} of the {n_big} topics with R > {SMALL_R} "
-                                   f"(mean R̂/R = {ratio:.2f})", [part], every=True)
+        claim = "Figure 1: pool25 underestimates R for all but the smallest relevant sets"
+        if n_big == 0:  # a share of no topic: NaN, whatever the number of trials
+            none = Interval(float("nan"), float("nan"), float("nan"), method="nothing to resample", n=0)
+            part = Part(f"no topic has R > {SMALL_R}", none, rules.at_least(none, ALL_BUT), ".3f")
+            self.add(["pool25"], claim, "underestimates", f"NaN: no topic has R > {SMALL_R}", [part], every=True)
+        else:
+            iv = f.one(per_trial)
+            part = Part(f"share of the {n_big} topics with R > {SMALL_R} underestimated", iv,
+                        rules.at_least(iv, ALL_BUT, f"share of topics with R > {SMALL_R} whose R̂ < {UNDER:g} R"),
+                        ".3f")
+            ratio = float((big["r_hat"] / big["gold_R"]).mean())
+            self.add(["pool25"], claim, "underestimates", f"R̂ < {UNDER:g} R on {iv.estimate:.0%} of the {n_big} "
+                                                          f"topics with R > {SMALL_R} (mean R̂/R = {ratio:.2f})",
+                     [part], every=True)
         low, r = low_estimate_topics(result, "pool25")
         parts = []
         for row in compare_low_r(result, "pool25").to_dict("records"):

@@ -41,30 +41,63 @@ def table1_sentence(result: Voorhees2014Result) -> str:
                 fewest=fewest, fewest_ci=_ci(t1.loc[fewest], ".1f"))
 
 
+def _among(names: list[str]) -> str:
+    """What a sentence picks among: "the paper's 5 strategies" (or "the 3 strategies" when none is the paper's)."""
+    paper = all(n in PAPER_STRATEGIES for n in names)
+    return f"the paper's {len(names)} strategies" if paper else f"the {len(names)} strategies"
+
+
 def table2_sentence(result: Voorhees2014Result) -> str:
-    """Per measure, the most and the least accurate of the paper's strategies, with intervals."""
+    """Voorhees 2014 Table 2: per measure, the most and the least accurate of the paper's strategies (the accuracy
+    of the significant pairs, Sec. 3), with intervals; the sentence says it picks among the paper's strategies and
+    names any other strategy of the table (e.g. medical2012) that is more accurate still. A measure whose accuracy
+    is NaN for every one of them (no trial had a significant pair to score) says so."""
     t2 = table2(result)
     names = _names(result) or [s.name for s in result.strategies]
     parts = []
     for m in result.measures:
-        part = t2.xs(m, level="measure").loc[names]
-        best, worst = part["mean"].idxmax(), part["mean"].idxmin()
-        parts.append(f"{m}: most accurate {best} {_ci(part.loc[best])}, least {worst} {_ci(part.loc[worst])}")
-    return text("On {collection}, over {trials} {trial_word} (accuracy, mean [95% interval]): {parts}.",
-                collection=collection_name(result.dataset), trials=result.trials,
-                trial_word=plural(result.trials, "trial"),
-                parts="; ".join(parts))
+        every = t2.xs(m, level="measure")
+        part = every.loc[[n for n in names if n in every.index]]
+        means = part["mean"].dropna()
+        if means.empty:
+            parts.append(f"{m}: no accuracy (no trial had a significant pair to score)")
+            continue
+        best, worst = means.idxmax(), means.idxmin()
+        above = every[~every.index.isin(names) & (every["mean"] > means[best])]
+        beyond = "".join(f" (beyond the paper, {s} is more accurate still: {_ci(row)})" for s, row in above.iterrows())
+        if len(means) == 1:
+            parts.append(f"{m}: only {best} has an accuracy, {_ci(part.loc[best])}{beyond}")
+        elif means[best] == means[worst]:
+            parts.append(f"{m}: all {len(means)} tie at {means[best]:.3f}{beyond}")
+        else:
+            parts.append(f"{m}: most accurate {best} {_ci(part.loc[best])}, least {worst} "
+                         f"{_ci(part.loc[worst])}{beyond}")
+    return text("On {collection}, over {trials} {trial_word} (accuracy, mean [95% interval]; the most and the least "
+                "accurate of {among}): {parts}.", collection=collection_name(result.dataset), trials=result.trials,
+                trial_word=plural(result.trials, "trial"), among=_among(names), parts="; ".join(parts))
 
 
 def table3_sentence(result: Voorhees2014Result) -> str:
-    """The weakest and the strongest R̂ correlation among the paper's strategies, with intervals."""
+    """Voorhees 2014 Table 3: the weakest and the strongest R̂ correlation (Pearson r of R̂ with the gold R over
+    the topics) among the paper's strategies, with intervals. When no strategy has a correlation (every trial's r
+    is undefined: R̂ or the gold R the same on every topic) the sentence says so and why."""
     t3 = table3(result)
-    names = _names(result) or list(t3.index)
-    weakest, strongest = t3.loc[names, "mean"].idxmin(), t3.loc[names, "mean"].idxmax()
-    return text("On {collection}, over {trials} {trial_word}, {weakest} estimates R worst (Pearson r "
+    names = [n for n in (_names(result) or list(t3.index)) if n in t3.index]
+    means = t3.loc[names, "mean"].dropna()
+    if means.empty:
+        gold = pd.Series(result.gold_R)
+        why = (f"only {len(gold)} {plural(len(gold), 'topic')}" if len(gold) < 2
+               else f"the gold R is {gold.iloc[0]:g} on every one of the {len(gold)} topics" if gold.nunique() == 1
+               else "R̂ is the same on every topic, or undefined, in every trial")
+        return text("On {collection}, over {trials} {trial_word}, no strategy's R̂ correlates with R: Pearson r is "
+                    "undefined ({why}).", collection=collection_name(result.dataset), trials=result.trials,
+                    trial_word=plural(result.trials, "trial"), why=why)
+    weakest, strongest = means.idxmin(), means.idxmax()
+    return text("On {collection}, over {trials} {trial_word}, of {among}, {weakest} estimates R worst (Pearson r "
                 "{weakest_ci}) and {strongest} best ({strongest_ci}).", collection=collection_name(result.dataset),
-                trials=result.trials, trial_word=plural(result.trials, "trial"), weakest=weakest,
-                weakest_ci=_ci(t3.loc[weakest]), strongest=strongest, strongest_ci=_ci(t3.loc[strongest]))
+                trials=result.trials, trial_word=plural(result.trials, "trial"), among=_among(names),
+                weakest=weakest, weakest_ci=_ci(t3.loc[weakest]), strongest=strongest,
+                strongest_ci=_ci(t3.loc[strongest]))
 
 
 def r_hat_sentence(result: Voorhees2014Result, strategy: str = "2strata") -> str:
