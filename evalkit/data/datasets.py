@@ -49,7 +49,8 @@ __all__ = [
     "last_loaded",
 ]
 
-_POOL_METADATA_VERSION = 2  # in the cache key: collections cached before the pool metadata are rebuilt
+_POOL_METADATA_VERSION = 3  # in the cache key: collections cached by an older rule (3: the derived judged depth stops
+# where the judged runs end) are rebuilt
 _HERE = Path(__file__).resolve().parent
 _LAST_LOADED: dict = {}
 

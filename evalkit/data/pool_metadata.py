@@ -19,7 +19,9 @@ match wins:
 
 1. ``collection.json`` ``"judged_depth": d``;
 2. derived: the deepest rank ``d`` such that every document of the depth-``d`` pool of the judged runs is in the
-   qrels (:func:`evalkit.data.pools.judged_depth`; TREC-8: 100);
+   qrels and one of them has a document at rank ``d`` (:func:`evalkit.data.pools.judged_depth`; TREC-8: 100); when
+   their whole pool is judged, ``d`` is the deepest rank at which a judged run has a document, and the load line
+   says so (judged runs of 2 documents give 2, however long the other runs are);
 3. none (``None``) when no run is judged: the kit never claims a depth it cannot see.
 
 The collection file (JSON, or TOML read with :mod:`tomllib`; not both) may hold only these keys: ``name`` (shown
@@ -58,6 +60,7 @@ from evalkit.data.folder import CollectionFile, PoolMetadataError
 from evalkit.data.pools import (
     JUDGED_DEPTH,
     complete_depths,
+    deepest_rank,
     derive_judged_runs,
     judged_depth,
     pool,
@@ -209,6 +212,10 @@ def resolve_pool_metadata(collection: Collection, given: CollectionFile | None =
         meta["judged_depth"] = int(depth) if depth > 0 else None
         meta["judged_depth_source"] = "derived"
         meta["judged_depth_rule"] = "derived: the deepest rank to which the judged runs' pool is in the qrels"
+        reach = deepest_rank(collection, judged)
+        if depth and depth == reach:  # the whole pool is judged: the depth is where the judged runs end
+            meta["judged_depth_rule"] = (f"derived: every document the judged runs rank is in the qrels, and they "
+                                         f"rank at most {reach} documents a topic")
     else:
         meta["judged_depth"] = None
         meta["judged_depth_source"] = "none"
