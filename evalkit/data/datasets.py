@@ -100,16 +100,25 @@ def load_directory(directory: os.PathLike | str, name: str | None = None, cache:
                            {"shown": shown, "pool_metadata": _POOL_METADATA_VERSION, "ties": ties})
         cached = load_cached(where)
         if cached is not None:
-            return cached
+            return _note_hidden(cached, folder.hidden_in_runs)
     # the run files and the qrels file parsed in the build's threads (evalkit.data.build), overlapped with encoding
     collection = Collection.from_runs(folder.run_files, folder.qrels_file, name=shown, runs_info=folder.runs_info,
-                                      ties=ties)
+                                      ties=ties, one_tag=True)
     judged, metadata = resolve_pool_metadata(collection, folder.declared, folder.table_judged,
                                              folder.table_file or "runs_table.tsv")
     collection.runs_info["judged"] = judged
     collection.metadata.update(metadata)
     if cache:
         save_cached(collection, where)  # warns (one line) if it cannot
+    return _note_hidden(collection, folder.hidden_in_runs)
+
+
+def _note_hidden(collection: Collection, hidden: list[str]) -> Collection:
+    """``metadata['hidden_in_runs']``: the hidden entries of ``runs/`` this load left out (the load line names them).
+    Set on every load, cached or not: the cache key hashes the files read, and hidden files are not read."""
+    collection.metadata.pop("hidden_in_runs", None)
+    if hidden:
+        collection.metadata["hidden_in_runs"] = list(hidden)
     return collection
 
 

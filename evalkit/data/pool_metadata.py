@@ -252,7 +252,22 @@ def _coverage(collection: Collection, judged: np.ndarray, depth: int) -> tuple[f
 
 
 def describe(metadata: dict, name: str = "") -> str:
-    """The line printed at load: how many runs are judged, the judged depth, and which rule decided each."""
+    """The line printed at load: how many runs are judged, the judged depth, and which rule decided each; then the
+    hidden entries of ``runs/`` that were not read (``metadata['hidden_in_runs']``, see
+    :func:`evalkit.data.datasets.load_directory`)."""
+    return _describe_pools(metadata, name) + _hidden_note(metadata)
+
+
+def _hidden_note(metadata: dict) -> str:
+    hidden = metadata.get("hidden_in_runs")
+    if not hidden:
+        return ""
+    return (f" runs/ holds {len(hidden)} hidden {'entry' if len(hidden) == 1 else 'entries'}, not read as runs: "
+            f"{listed(hidden, quote=True)} (a name starting with '.' is never a run, as editors' swap files and "
+            ".DS_Store are; rename it without the '.' to load it).")
+
+
+def _describe_pools(metadata: dict, name: str = "") -> str:
     label = f"{metadata.get('name') or name}: " if (metadata.get("name") or name) else ""
     n, k = metadata.get("n_runs"), metadata.get("n_judged")
     if k is None:
