@@ -49,8 +49,8 @@ __all__ = [
     "last_loaded",
 ]
 
-_POOL_METADATA_VERSION = 3  # in the cache key: collections cached by an older rule (3: the derived judged depth stops
-# where the judged runs end) are rebuilt
+_POOL_METADATA_VERSION = 4  # in the cache key: collections cached by an older rule (3: the derived judged depth stops
+# where the judged runs end; 4: the qrels topics no run retrieved are named) are rebuilt
 _HERE = Path(__file__).resolve().parent
 _LAST_LOADED: dict = {}
 

@@ -40,7 +40,9 @@ The result is ``Collection.metadata`` (persisted by the dataset cache), e.g.::
      "name": "shallow (simulated)"}
 
 ``pool_coverage`` and ``qrels_outside_pool`` are the two directions of the agreement between the qrels and the
-judged runs' pool: how much of the pool is judged, and how many judgments lie outside it. When no run is judged,
+judged runs' pool: how much of the pool is judged, and how many judgments lie outside it. ``topics_without_runs``
+names the qrels topics no run retrieved a document for: the collection keeps every qrels topic, so every run scores
+0 on them (as trec_eval ``-c`` does), where ``trec_eval`` and ``evalkit eval`` without ``-c`` leave them out. When no run is judged,
 :func:`suggest` proposes the metadata the folder's own evidence supports (``hint``, ``suggestion``), and the
 ``evalkit collection suggest DIR`` command writes it.
 
@@ -223,6 +225,9 @@ def resolve_pool_metadata(collection: Collection, given: CollectionFile | None =
     if judged.any() and meta["judged_depth"]:
         meta["pool_coverage"], meta["qrels_outside_pool"], meta["relevant_outside_pool"] = _coverage(
             collection, judged, meta["judged_depth"])
+    unretrieved = ~(collection.docs[:, :, :1] >= 0).any(axis=(0, 2))  # a ranking fills its ranks from rank 1
+    if unretrieved.any():
+        meta["topics_without_runs"] = [str(t) for t in collection.topics[unretrieved]]
     if not judged.any():
         proposed = suggest(collection)
         if proposed:
@@ -253,9 +258,10 @@ def _coverage(collection: Collection, judged: np.ndarray, depth: int) -> tuple[f
 
 def describe(metadata: dict, name: str = "") -> str:
     """The line printed at load: how many runs are judged, the judged depth, and which rule decided each; then the
-    hidden entries of ``runs/`` that were not read (``metadata['hidden_in_runs']``, see
+    qrels topics no run retrieved (``metadata['topics_without_runs']``) and how they are scored; then the hidden
+    entries of ``runs/`` that were not read (``metadata['hidden_in_runs']``, see
     :func:`evalkit.data.datasets.load_directory`)."""
-    return _describe_pools(metadata, name) + _hidden_note(metadata)
+    return _describe_pools(metadata, name) + _unretrieved_note(metadata) + _hidden_note(metadata)
 
 
 def _hidden_note(metadata: dict) -> str:
@@ -298,3 +304,15 @@ def _describe_pools(metadata: dict, name: str = "") -> str:
     if str(metadata.get("pool_priority", "")).startswith("not used ("):
         text += "; pool_priority " + metadata["pool_priority"]
     return text + "."
+
+
+def _unretrieved_note(metadata: dict) -> str:
+    """The qrels topics no run retrieved a document for, and how they are scored (module docstring)."""
+    topics = metadata.get("topics_without_runs")
+    if not topics:
+        return ""
+    k = len(topics)
+    return (f" {k} qrels {'topic' if k == 1 else 'topics'} no run retrieved a document for "
+            f"({listed(topics, quote=True)}): kept, every run scores 0 on {'it' if k == 1 else 'them'} (as "
+            f"trec_eval -c does), so means over the collection's topics count {'it' if k == 1 else 'them'}; "
+            f"trec_eval and evalkit eval without -c leave {'it' if k == 1 else 'them'} out.")
