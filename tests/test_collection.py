@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -380,3 +381,23 @@ def test_merge_split_by_value_equals_one_merge(monkeypatch, n_parts):
     assert one[0].tolist() == sorted(set(words), key=str.encode) == split[0].tolist()
     assert all(np.array_equal(a, b) for a, b in zip(one[1], split[1]))
     assert all(np.array_equal(one[0][ids], np.array(d.to_pylist(), object)) for d, ids in zip(dictionaries, split[1]))
+
+
+def test_a_name_found_under_evalkit_data_says_to_pass_its_path(tmp_path, monkeypatch):
+    """Only trec8 is looked up by name under $EVALKIT_DATA (data/README.md says so, where it promised any name): a
+    folder mycoll there is not loaded by the bare name 'mycoll', and the error gives the path to pass instead."""
+    data = tmp_path / "data"
+    (data / "mycoll" / "runs").mkdir(parents=True)
+    (data / "mycoll" / "runs" / "r1.txt").write_text("t1 Q0 d1 1 2.0 r1\nt1 Q0 d2 2 1.0 r1\n")
+    (data / "mycoll" / "qrels.txt").write_text("t1 0 d1 1\nt1 0 d2 0\n")
+    monkeypatch.setenv("EVALKIT_DATA", str(data))
+    monkeypatch.setenv("EVALKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(DatasetNotFound) as info:
+        evalkit.load_dataset("mycoll")
+    assert str(info.value) == ("unknown dataset 'mycoll': use 'auto', 'synthetic', 'trec8', or a directory holding "
+                               f"runs/ and a qrels file; {data} holds a folder of that name, but only trec8 is looked "
+                               f"up there by name: pass its path, {data / 'mycoll'}")
+    assert list(evalkit.load_dataset(str(data / "mycoll")).run_names) == ["r1"]
+    readme = (Path(__file__).resolve().parents[1] / "data" / "README.md").read_text()
+    assert "$EVALKIT_DATA/<name>" not in readme and "`$EVALKIT_DATA/trec8`" in readme

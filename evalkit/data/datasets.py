@@ -193,6 +193,10 @@ def _load(key: str, options: dict) -> Collection:
     if "/" in key or "\\" in key or key.startswith((".", "~")):
         raise DatasetNotFound(f"{path.resolve() if not key.startswith('~') else path}: no such directory (a dataset "
                               "is 'synthetic', 'trec8', or a folder holding runs/ and a qrels file)")
+    root = data_root()
+    beside = (f"; {root} holds a folder of that name, but only trec8 is looked up there by name: pass its path, "
+              f"{root / key}" if root is not None and (root / key).is_dir() else "")
     raise DatasetNotFound(
-        f"unknown dataset {key!r}: use 'auto', 'synthetic', 'trec8', or a directory holding runs/ and a qrels file"
+        f"unknown dataset {key!r}: use 'auto', 'synthetic', 'trec8', or a directory holding runs/ and a qrels "
+        f"file{beside}"
     )
