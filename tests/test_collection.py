@@ -336,6 +336,11 @@ def test_hidden_entries_of_runs_are_named_at_load(tmp_path, monkeypatch, capsys)
         assert collection.metadata["hidden_in_runs"] == [".r1.txt.swp", ".r3.txt"]
         assert capsys.readouterr().err.rstrip("\n").endswith(note)
     (folder / "runs" / ".r1.txt.swp").unlink()
+    evalkit.load_dataset(str(folder))
+    assert capsys.readouterr().err.rstrip("\n").endswith(" runs/ holds 1 hidden entry, not read as a run: '.r3.txt' "
+                                                          "(a name starting with '.' is never a run, as editors' swap "
+                                                          "files and .DS_Store are; rename it without the '.' to load "
+                                                          "it).")
     (folder / "runs" / ".r3.txt").rename(folder / "runs" / "r3.txt")
     collection = evalkit.load_dataset(str(folder))
     assert list(collection.run_names) == ["r1", "r2", "r3"] and "hidden_in_runs" not in collection.metadata

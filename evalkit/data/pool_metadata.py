@@ -268,9 +268,9 @@ def _hidden_note(metadata: dict) -> str:
     hidden = metadata.get("hidden_in_runs")
     if not hidden:
         return ""
-    return (f" runs/ holds {len(hidden)} hidden {'entry' if len(hidden) == 1 else 'entries'}, not read as runs: "
-            f"{listed(hidden, quote=True)} (a name starting with '.' is never a run, as editors' swap files and "
-            ".DS_Store are; rename it without the '.' to load it).")
+    what = "entry, not read as a run" if len(hidden) == 1 else "entries, not read as runs"
+    return (f" runs/ holds {len(hidden)} hidden {what}: {listed(hidden, quote=True)} (a name starting with '.' is "
+            "never a run, as editors' swap files and .DS_Store are; rename it without the '.' to load it).")
 
 
 def _describe_pools(metadata: dict, name: str = "") -> str:
