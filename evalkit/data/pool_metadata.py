@@ -42,8 +42,8 @@ The result is ``Collection.metadata`` (persisted by the dataset cache), e.g.::
 ``pool_coverage`` and ``qrels_outside_pool`` are the two directions of the agreement between the qrels and the
 judged runs' pool: how much of the pool is judged, and how many judgments lie outside it. ``topics_without_runs``
 names the qrels topics no run retrieved a document for: the collection keeps every qrels topic, so every run scores
-0 on them (as trec_eval ``-c`` does), where ``trec_eval`` and ``evalkit eval`` without ``-c`` leave them out. When no run is judged,
-:func:`suggest` proposes the metadata the folder's own evidence supports (``hint``, ``suggestion``), and the
+0 on them (as trec_eval ``-c`` does), where ``trec_eval`` and ``evalkit eval`` without ``-c`` leave them out.
+When no run is judged, :func:`suggest` proposes the metadata the folder's own evidence supports (``hint``, ``suggestion``), and the
 ``evalkit collection suggest DIR`` command writes it.
 
 and :func:`describe` turns it into the one line printed at load.
