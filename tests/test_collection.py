@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -286,6 +287,66 @@ def test_a_folder_inside_runs_is_refused_by_name_not_skipped(tmp_path):
     assert len(load_directory(folder, cache=False).run_names) == 3
 
 
+def _three_runs(folder):
+    """runs r1, r2, r3 of 3 documents on topics a and b (tag = file name), qrels judging ranks 1-2 of each."""
+    (folder / "runs").mkdir(parents=True)
+    for run in ("r1", "r2", "r3"):
+        (folder / "runs" / f"{run}.txt").write_text("".join(f"{t} Q0 {t}-{run}-{r} {r} {10 - r} {run}\n"
+                                                            for t in "ab" for r in (1, 2, 3)))
+    (folder / "qrels.txt").write_text("".join(f"{t} 0 {t}-{run}-1 1\n{t} 0 {t}-{run}-2 0\n"
+                                              for t in "ab" for run in ("r1", "r2", "r3")))
+    return folder
+
+
+@pytest.mark.parametrize("header", ["", "# a comment line\n"])  # the fast reader, and the general one
+def test_a_second_tag_in_a_dataset_run_is_refused_naming_file_and_line(tmp_path, monkeypatch, header):
+    """One stray tag (line 4 of r1.txt, 'r1x') used to rename the run 'r1.txt' silently; a dataset folder now
+    refuses it naming the file, the line and both tags. Reading the file as trec_eval does (read_run, evalkit eval)
+    still names such a run after its file."""
+    from evalkit.data.trec_files import TrecFormatError, read_run
+
+    monkeypatch.setenv("EVALKIT_CACHE", str(tmp_path / "cache"))
+    folder = _three_runs(tmp_path / "coll")
+    path = folder / "runs" / "r1.txt"
+    lines = path.read_text().splitlines(keepends=True)
+    lines[3] = lines[3].replace(" r1\n", " r1x\n")
+    path.write_text(header + "".join(lines))
+    shift = header.count("\n")
+    with pytest.raises(TrecFormatError) as info:
+        evalkit.load_dataset(str(folder))
+    assert str(info.value) == (f"{path}:{4 + shift}: tag 'r1x' where line {1 + shift} has 'r1': a run file of a "
+                               "dataset folder holds one run, named by its tag (the 6th column); give every line the "
+                               "run's tag, or split the file into one file per run")
+    assert not list((tmp_path / "cache").rglob("*.npy"))  # nothing cached for a refused folder
+    assert read_run(path).name == "r1.txt"
+
+
+def test_hidden_entries_of_runs_are_named_at_load(tmp_path, monkeypatch, capsys):
+    """A hidden file in runs/ ('.r3.txt', an editor's '.r1.txt.swp') is not read as a run, as before, but the load
+    line now names each one, on a cached load too, and says how to load it; without them the line says nothing."""
+    monkeypatch.setenv("EVALKIT_CACHE", str(tmp_path / "cache"))
+    folder = _three_runs(tmp_path / "coll")
+    (folder / "runs" / "r3.txt").rename(folder / "runs" / ".r3.txt")
+    (folder / "runs" / ".r1.txt.swp").write_bytes(b"b0VIM 8.2\0")
+    note = (" runs/ holds 2 hidden entries, not read as runs: '.r1.txt.swp', '.r3.txt' (a name starting with '.' is "
+            "never a run, as editors' swap files and .DS_Store are; rename it without the '.' to load it).")
+    for _ in range(2):  # built, then from the cache
+        collection = evalkit.load_dataset(str(folder))
+        assert list(collection.run_names) == ["r1", "r2"]
+        assert collection.metadata["hidden_in_runs"] == [".r1.txt.swp", ".r3.txt"]
+        assert capsys.readouterr().err.rstrip("\n").endswith(note)
+    (folder / "runs" / ".r1.txt.swp").unlink()
+    evalkit.load_dataset(str(folder))
+    assert capsys.readouterr().err.rstrip("\n").endswith(" runs/ holds 1 hidden entry, not read as a run: '.r3.txt' "
+                                                          "(a name starting with '.' is never a run, as editors' swap "
+                                                          "files and .DS_Store are; rename it without the '.' to load "
+                                                          "it).")
+    (folder / "runs" / ".r3.txt").rename(folder / "runs" / "r3.txt")
+    collection = evalkit.load_dataset(str(folder))
+    assert list(collection.run_names) == ["r1", "r2", "r3"] and "hidden_in_runs" not in collection.metadata
+    assert "hidden" not in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("n_topics", [7, 5000])  # the per-topic loop and the reduceat path
 def test_per_topic_counts_and_ideal_gains_equal_their_definitions(n_topics):
     rng = np.random.default_rng(n_topics)
@@ -325,3 +386,23 @@ def test_merge_split_by_value_equals_one_merge(monkeypatch, n_parts):
     assert one[0].tolist() == sorted(set(words), key=str.encode) == split[0].tolist()
     assert all(np.array_equal(a, b) for a, b in zip(one[1], split[1]))
     assert all(np.array_equal(one[0][ids], np.array(d.to_pylist(), object)) for d, ids in zip(dictionaries, split[1]))
+
+
+def test_a_name_found_under_evalkit_data_says_to_pass_its_path(tmp_path, monkeypatch):
+    """Only trec8 is looked up by name under $EVALKIT_DATA (data/README.md says so, where it promised any name): a
+    folder mycoll there is not loaded by the bare name 'mycoll', and the error gives the path to pass instead."""
+    data = tmp_path / "data"
+    (data / "mycoll" / "runs").mkdir(parents=True)
+    (data / "mycoll" / "runs" / "r1.txt").write_text("t1 Q0 d1 1 2.0 r1\nt1 Q0 d2 2 1.0 r1\n")
+    (data / "mycoll" / "qrels.txt").write_text("t1 0 d1 1\nt1 0 d2 0\n")
+    monkeypatch.setenv("EVALKIT_DATA", str(data))
+    monkeypatch.setenv("EVALKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(DatasetNotFound) as info:
+        evalkit.load_dataset("mycoll")
+    assert str(info.value) == ("unknown dataset 'mycoll': use 'auto', 'synthetic', 'trec8', or a directory holding "
+                               f"runs/ and a qrels file; {data} holds a folder of that name, but only trec8 is looked "
+                               f"up there by name: pass its path, {data / 'mycoll'}")
+    assert list(evalkit.load_dataset(str(data / "mycoll")).run_names) == ["r1"]
+    readme = (Path(__file__).resolve().parents[1] / "data" / "README.md").read_text()
+    assert "$EVALKIT_DATA/<name>" not in readme and "`$EVALKIT_DATA/trec8`" in readme

@@ -232,7 +232,8 @@ def test_a_signal_stops_the_batch_cleans_up_and_keeps_the_previous_outputs(tmp_p
     # the dataset's pool line (evalkit.data.pool_metadata: judged runs, judged depth, the rule), then the interruption
     assert visible_lines(err) == [
         "evalkit: coll: 3 of 3 runs judged (derived: every document of the run's top 100 is in the qrels, on every "
-        "topic); judged depth 5 (derived: the deepest rank to which the judged runs' pool is in the qrels).",
+        "topic); judged depth 5 (derived: every document the judged runs rank is in the qrels, and they rank at most 5 "
+        "documents a topic).",
         f"evalkit: interrupted ({signal.Signals(signum).name}): the batch stopped after 0 of 1 notebooks; nothing "
         f"was published and {previous} is as it was"]
     assert sorted(p.name for p in (tmp_path / "outputs").iterdir()) == ["coll"]  # staging folder removed

@@ -294,3 +294,43 @@ def test_collection_suggest_shows_writes_and_never_replaces(folders, tmp_path):
     again = subprocess.run(command, capture_output=True, text=True)
     assert again.returncode == 1 and "exists (the kit never replaces it)" in again.stdout
     assert json.loads((target / "collection.json").read_text()) == {"judged_depth": 6}
+
+
+def _short_and_long_runs(folder):
+    """The tester's D1 folder: runs long1, long2 rank 10 documents a topic, short1, short2 only 2; topics t1-t3;
+    the qrels are the depth-2 pool of all four runs (grade 1 at rank 1, 0 at rank 2); no collection.json."""
+    (folder / "runs").mkdir(parents=True)
+    qrels = []
+    for run, length in (("long1", 10), ("long2", 10), ("short1", 2), ("short2", 2)):
+        lines = [f"t{t} Q0 {run}-{t}-{r} {r} {100 - r} {run}\n" for t in (1, 2, 3) for r in range(1, length + 1)]
+        (folder / "runs" / f"{run}.txt").write_text("".join(lines))
+        qrels += [f"t{t} 0 {run}-{t}-{r} {r % 2}\n" for t in (1, 2, 3) for r in (1, 2)]
+    (folder / "qrels.txt").write_text("".join(qrels))
+    return folder
+
+
+def test_derived_judged_depth_stops_where_the_judged_runs_end(tmp_path, monkeypatch, capsys):
+    """Runs shorter than the pool are derived judged (their whole top 100, 2 documents, is in the qrels); their
+    pool is judged to their end, rank 2, so the judged depth is 2 (by hand: no judged run has a rank-3 document),
+    not the longest run's 10, and `evalkit collection suggest` on the same folder says 2 too. The load line says
+    why it stops there."""
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("EVALKIT_CACHE", str(tmp_path / "cache"))
+    folder = _short_and_long_runs(tmp_path / "coll")
+    collection = load_dataset(str(folder))
+    assert list(collection.run_names[collection.judged_runs]) == ["short1", "short2"]
+    assert collection.metadata["judged_depth"] == 2 and judged_depth(collection, runs=collection.judged_runs) == 2
+    assert ("2 of 4 runs judged (derived: every document of the run's top 100 is in the qrels, on every topic); "
+            "judged depth 2 (derived: every document the judged runs rank is in the qrels, and they rank at most 2 "
+            "documents a topic)") in capsys.readouterr().err
+    suggested = subprocess.run([sys.executable, "-m", "evalkit.cli", "collection", "suggest", str(folder),
+                                "--dry-run"], capture_output=True, text=True)
+    assert suggested.returncode == 0 and '"judged_depth": 2' in suggested.stdout
+    # a judged run with one document at rank 3 (judged) reaches rank 3: the depth follows it
+    with open(folder / "runs" / "short1.txt", "a") as handle:
+        handle.write("t2 Q0 extra 3 1 short1\n")
+    with open(folder / "qrels.txt", "a") as handle:
+        handle.write("t2 0 extra 0\n")
+    assert load_dataset(str(folder)).metadata["judged_depth"] == 3

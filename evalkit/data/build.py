@@ -67,18 +67,20 @@ def build_threads(n_runs: int) -> int:
     return max(1, min(n_runs, os.cpu_count() or 1))
 
 
-def build_arrays(sources: list, qrels, topics_of, depth: int | None = None, ties: str = "float64") -> BuiltArrays:
+def build_arrays(sources: list, qrels, topics_of, depth: int | None = None, ties: str = "float64",
+                 one_tag: bool = False) -> BuiltArrays:
     """The dense arrays of ``sources`` (:class:`Run` objects or run file paths, in the collection's run order)
     against ``qrels`` (a :class:`Qrels` or a qrels file path): steps 1-4 of the module docstring.
 
     ``topics_of`` maps the qrels to the collection's sorted topic ids (:func:`evalkit.data.collection.sort_topics`).
     ``depth`` (default: the longest ranking) cuts every ranking. A file that cannot be parsed raises its
     :class:`evalkit.errors.TrecFormatError`: the first such file in ``sources``' order (as parsing them one by one
-    would), else the qrels' error; nothing is returned half-built.
+    would), else the qrels' error; nothing is returned half-built. ``one_tag``: refuse a run file whose tag column
+    holds more than one value (:func:`evalkit.data.trec_files.parse_run`).
     """
     n_threads = build_threads(len(sources))
     with ThreadPoolExecutor(n_threads) as pool:
-        schedule = _Schedule(sources, qrels, topics_of, n_threads * GROUPS_PER_THREAD, n_threads)
+        schedule = _Schedule(sources, qrels, topics_of, n_threads * GROUPS_PER_THREAD, n_threads, one_tag)
         workers = [pool.submit(schedule.work) for _ in range(n_threads)]
         for worker in workers:
             worker.result()
@@ -114,8 +116,9 @@ class _Schedule:
     After a file fails to parse, files after it are not parsed (the earliest failing file is the one reported) and
     no group is encoded."""
 
-    def __init__(self, sources: list, qrels, topics_of, n_groups: int, n_shares: int = 1):
+    def __init__(self, sources: list, qrels, topics_of, n_groups: int, n_shares: int = 1, one_tag: bool = False):
         self.sources = sources
+        self._one_tag = one_tag
         self.runs: list = [source if isinstance(source, Run) else None for source in sources]
         self.qrels = qrels if isinstance(qrels, Qrels) else None
         self._qrels_path = None if self.qrels is not None else qrels
@@ -195,7 +198,7 @@ class _Schedule:
 
     def _parse(self, i: int) -> None:
         try:
-            run = parse_run(self.sources[i], check_duplicates=False)
+            run = parse_run(self.sources[i], check_duplicates=False, one_tag=self._one_tag)
         except Exception as exc:  # noqa: BLE001 - re-raised by finish() in the caller's thread
             with self._lock:
                 self._errors[i] = exc

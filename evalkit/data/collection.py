@@ -411,6 +411,7 @@ class Collection:
         *,
         names_seen: dict[str, str] | None = None,
         first_run: int = 0,
+        one_tag: bool = False,
     ) -> "Collection":
         """Build the dense arrays from runs and qrels.
 
@@ -432,11 +433,13 @@ class Collection:
         ``names_seen`` and ``first_run`` serve a caller that builds runs block by block (:func:`evalkit.evaluate`
         from files): the names of the runs of earlier blocks (name -> the run's description; it gains this block's
         runs) and the position of ``runs[0]`` among all the runs. A name among them is refused as a name repeated
-        within ``runs`` is.
+        within ``runs`` is. ``one_tag=True`` (a dataset folder: :func:`evalkit.data.datasets.load_directory`) refuses a
+        run file whose tag column holds two values, naming the line, where by default such a run is named after its
+        file.
         """
         if not runs:
             raise ValueError("a collection needs at least one run")
-        built = build_arrays(list(runs), qrels, sort_topics, depth, ties)
+        built = build_arrays(list(runs), qrels, sort_topics, depth, ties, one_tag)
         runs, qrels, topics = built.runs, built.qrels, built.topics
         names = [r.name for r in runs]
         _check_unique_names(runs, names_seen, first_run)

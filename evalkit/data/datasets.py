@@ -49,7 +49,8 @@ __all__ = [
     "last_loaded",
 ]
 
-_POOL_METADATA_VERSION = 2  # in the cache key: collections cached before the pool metadata are rebuilt
+_POOL_METADATA_VERSION = 4  # in the cache key: collections cached by an older rule (3: the derived judged depth stops
+# where the judged runs end; 4: the qrels topics no run retrieved are named) are rebuilt
 _HERE = Path(__file__).resolve().parent
 _LAST_LOADED: dict = {}
 
@@ -99,16 +100,25 @@ def load_directory(directory: os.PathLike | str, name: str | None = None, cache:
                            {"shown": shown, "pool_metadata": _POOL_METADATA_VERSION, "ties": ties})
         cached = load_cached(where)
         if cached is not None:
-            return cached
+            return _note_hidden(cached, folder.hidden_in_runs)
     # the run files and the qrels file parsed in the build's threads (evalkit.data.build), overlapped with encoding
     collection = Collection.from_runs(folder.run_files, folder.qrels_file, name=shown, runs_info=folder.runs_info,
-                                      ties=ties)
+                                      ties=ties, one_tag=True)
     judged, metadata = resolve_pool_metadata(collection, folder.declared, folder.table_judged,
                                              folder.table_file or "runs_table.tsv")
     collection.runs_info["judged"] = judged
     collection.metadata.update(metadata)
     if cache:
         save_cached(collection, where)  # warns (one line) if it cannot
+    return _note_hidden(collection, folder.hidden_in_runs)
+
+
+def _note_hidden(collection: Collection, hidden: list[str]) -> Collection:
+    """``metadata['hidden_in_runs']``: the hidden entries of ``runs/`` this load left out (the load line names them).
+    Set on every load, cached or not: the cache key hashes the files read, and hidden files are not read."""
+    collection.metadata.pop("hidden_in_runs", None)
+    if hidden:
+        collection.metadata["hidden_in_runs"] = list(hidden)
     return collection
 
 
@@ -183,6 +193,10 @@ def _load(key: str, options: dict) -> Collection:
     if "/" in key or "\\" in key or key.startswith((".", "~")):
         raise DatasetNotFound(f"{path.resolve() if not key.startswith('~') else path}: no such directory (a dataset "
                               "is 'synthetic', 'trec8', or a folder holding runs/ and a qrels file)")
+    root = data_root()
+    beside = (f"; {root} holds a folder of that name, but only trec8 is looked up there by name: pass its path, "
+              f"{root / key}" if root is not None and (root / key).is_dir() else "")
     raise DatasetNotFound(
-        f"unknown dataset {key!r}: use 'auto', 'synthetic', 'trec8', or a directory holding runs/ and a qrels file"
+        f"unknown dataset {key!r}: use 'auto', 'synthetic', 'trec8', or a directory holding runs/ and a qrels "
+        f"file{beside}"
     )

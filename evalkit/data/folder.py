@@ -234,10 +234,14 @@ def parse_judged_column(values, runs, path: os.PathLike | str, lines=None) -> pd
     return pd.Series(out, dtype=bool, name="judged")
 
 
-def _run_files(runs_dir: Path) -> list[Path]:
-    """Every file directly in ``runs/`` is a run (hidden files such as ``.DS_Store`` excepted). A folder inside
+def _run_files(runs_dir: Path) -> tuple[list[Path], list[str]]:
+    """The run files of ``runs/`` and the names of its hidden entries. Every file directly in ``runs/`` is a run,
+    except hidden ones (a name starting with ``.``: ``.DS_Store``, an editor's swap file ``.r1.txt.swp``, a copy
+    hidden on purpose), which are never read and are returned by name for the load line to say so. A folder inside
     ``runs/`` is refused by name rather than skipped: its runs would silently be missing from every result."""
-    entries = [p for p in runs_dir.iterdir() if not p.name.startswith(".")]
+    everything = list(runs_dir.iterdir())
+    hidden = sorted(p.name for p in everything if p.name.startswith("."))
+    entries = [p for p in everything if not p.name.startswith(".")]
     folders = sorted(p.name for p in entries if p.is_dir())
     if folders:
         raise DatasetNotFound(f"{runs_dir}: holds folder(s) {listed(folders)}; run files must sit directly in "
@@ -246,8 +250,9 @@ def _run_files(runs_dir: Path) -> list[Path]:
         _refuse_special(entry, "a run file")
     files = sorted(p for p in entries if p.is_file())
     if not files:
-        raise DatasetNotFound(f"{runs_dir}: no run files in this directory")
-    return files
+        hint = f" (hidden, so not read: {listed(hidden)})" if hidden else ""
+        raise DatasetNotFound(f"{runs_dir}: no run files in this directory{hint}")
+    return files, hidden
 
 
 def _refuse_special(path: Path, what: str) -> None:
@@ -286,6 +291,7 @@ class DatasetFolder:
     declared: CollectionFile
     runs_info: pd.DataFrame | None
     table_judged: pd.Series | None
+    hidden_in_runs: list[str] = field(default_factory=list)  # hidden entries of runs/, not read (named at load)
 
     @property
     def files(self) -> list[Path]:
@@ -304,7 +310,7 @@ def read_folder(directory: os.PathLike | str) -> DatasetFolder:
     runs_dir = directory / "runs"
     if not runs_dir.is_dir():
         raise DatasetNotFound(f"{directory}: expected a runs/ directory of TREC run files beside the qrels")
-    run_files = _run_files(runs_dir)
+    run_files, hidden = _run_files(runs_dir)
     qrels_file = _find_qrels(directory)
     declared = read_collection_file(directory)
     table_file = directory / "runs_table.tsv"
@@ -321,4 +327,4 @@ def read_folder(directory: os.PathLike | str) -> DatasetFolder:
     else:
         table_file = None
     return DatasetFolder(directory, run_files, qrels_file, table_file, declared.path, declared, runs_info,
-                         table_judged)
+                         table_judged, hidden)

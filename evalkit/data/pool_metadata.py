@@ -19,7 +19,9 @@ match wins:
 
 1. ``collection.json`` ``"judged_depth": d``;
 2. derived: the deepest rank ``d`` such that every document of the depth-``d`` pool of the judged runs is in the
-   qrels (:func:`evalkit.data.pools.judged_depth`; TREC-8: 100);
+   qrels and one of them has a document at rank ``d`` (:func:`evalkit.data.pools.judged_depth`; TREC-8: 100); when
+   their whole pool is judged, ``d`` is the deepest rank at which a judged run has a document, and the load line
+   says so (judged runs of 2 documents give 2, however long the other runs are);
 3. none (``None``) when no run is judged: the kit never claims a depth it cannot see.
 
 The collection file (JSON, or TOML read with :mod:`tomllib`; not both) may hold only these keys: ``name`` (shown
@@ -38,8 +40,10 @@ The result is ``Collection.metadata`` (persisted by the dataset cache), e.g.::
      "name": "shallow (simulated)"}
 
 ``pool_coverage`` and ``qrels_outside_pool`` are the two directions of the agreement between the qrels and the
-judged runs' pool: how much of the pool is judged, and how many judgments lie outside it. When no run is judged,
-:func:`suggest` proposes the metadata the folder's own evidence supports (``hint``, ``suggestion``), and the
+judged runs' pool: how much of the pool is judged, and how many judgments lie outside it. ``topics_without_runs``
+names the qrels topics no run retrieved a document for: the collection keeps every qrels topic, so every run scores
+0 on them (as trec_eval ``-c`` does), where ``trec_eval`` and ``evalkit eval`` without ``-c`` leave them out.
+When no run is judged, :func:`suggest` proposes the metadata the folder's own evidence supports (``hint``, ``suggestion``), and the
 ``evalkit collection suggest DIR`` command writes it.
 
 and :func:`describe` turns it into the one line printed at load.
@@ -58,6 +62,7 @@ from evalkit.data.folder import CollectionFile, PoolMetadataError
 from evalkit.data.pools import (
     JUDGED_DEPTH,
     complete_depths,
+    deepest_rank,
     derive_judged_runs,
     judged_depth,
     pool,
@@ -209,6 +214,10 @@ def resolve_pool_metadata(collection: Collection, given: CollectionFile | None =
         meta["judged_depth"] = int(depth) if depth > 0 else None
         meta["judged_depth_source"] = "derived"
         meta["judged_depth_rule"] = "derived: the deepest rank to which the judged runs' pool is in the qrels"
+        reach = deepest_rank(collection, judged)
+        if depth and depth == reach:  # the whole pool is judged: the depth is where the judged runs end
+            meta["judged_depth_rule"] = (f"derived: every document the judged runs rank is in the qrels, and they "
+                                         f"rank at most {reach} documents a topic")
     else:
         meta["judged_depth"] = None
         meta["judged_depth_source"] = "none"
@@ -216,6 +225,9 @@ def resolve_pool_metadata(collection: Collection, given: CollectionFile | None =
     if judged.any() and meta["judged_depth"]:
         meta["pool_coverage"], meta["qrels_outside_pool"], meta["relevant_outside_pool"] = _coverage(
             collection, judged, meta["judged_depth"])
+    unretrieved = ~(collection.docs[:, :, :1] >= 0).any(axis=(0, 2))  # a ranking fills its ranks from rank 1
+    if unretrieved.any():
+        meta["topics_without_runs"] = [str(t) for t in collection.topics[unretrieved]]
     if not judged.any():
         proposed = suggest(collection)
         if proposed:
@@ -245,7 +257,23 @@ def _coverage(collection: Collection, judged: np.ndarray, depth: int) -> tuple[f
 
 
 def describe(metadata: dict, name: str = "") -> str:
-    """The line printed at load: how many runs are judged, the judged depth, and which rule decided each."""
+    """The line printed at load: how many runs are judged, the judged depth, and which rule decided each; then the
+    qrels topics no run retrieved (``metadata['topics_without_runs']``) and how they are scored; then the hidden
+    entries of ``runs/`` that were not read (``metadata['hidden_in_runs']``, see
+    :func:`evalkit.data.datasets.load_directory`)."""
+    return _describe_pools(metadata, name) + _unretrieved_note(metadata) + _hidden_note(metadata)
+
+
+def _hidden_note(metadata: dict) -> str:
+    hidden = metadata.get("hidden_in_runs")
+    if not hidden:
+        return ""
+    what = "entry, not read as a run" if len(hidden) == 1 else "entries, not read as runs"
+    return (f" runs/ holds {len(hidden)} hidden {what}: {listed(hidden, quote=True)} (a name starting with '.' is "
+            "never a run, as editors' swap files and .DS_Store are; rename it without the '.' to load it).")
+
+
+def _describe_pools(metadata: dict, name: str = "") -> str:
     label = f"{metadata.get('name') or name}: " if (metadata.get("name") or name) else ""
     n, k = metadata.get("n_runs"), metadata.get("n_judged")
     if k is None:
@@ -276,3 +304,15 @@ def describe(metadata: dict, name: str = "") -> str:
     if str(metadata.get("pool_priority", "")).startswith("not used ("):
         text += "; pool_priority " + metadata["pool_priority"]
     return text + "."
+
+
+def _unretrieved_note(metadata: dict) -> str:
+    """The qrels topics no run retrieved a document for, and how they are scored (module docstring)."""
+    topics = metadata.get("topics_without_runs")
+    if not topics:
+        return ""
+    k = len(topics)
+    return (f" {k} qrels {'topic' if k == 1 else 'topics'} no run retrieved a document for "
+            f"({listed(topics, quote=True)}): kept, every run scores 0 on {'it' if k == 1 else 'them'} (as "
+            f"trec_eval -c does), so means over the collection's topics count {'it' if k == 1 else 'them'}; "
+            f"trec_eval and evalkit eval without -c leave {'it' if k == 1 else 'them'} out.")

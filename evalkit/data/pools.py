@@ -24,7 +24,8 @@ from evalkit.data.collection import (
     JudgedSet,
 )
 
-__all__ = ["Pool", "pool", "run_indices", "judged_depth", "derive_judged_runs", "complete_depths", "JUDGED_DEPTH"]
+__all__ = ["Pool", "pool", "run_indices", "deepest_rank", "judged_depth", "derive_judged_runs", "complete_depths",
+           "JUDGED_DEPTH"]
 
 #: the depth of the derived judged-run rule when nothing says how deep the pools were (TREC-8's pool depth)
 JUDGED_DEPTH = 100
@@ -133,15 +134,25 @@ def pool(collection: Collection, depth: int, runs=None) -> Pool:
     )
 
 
+def deepest_rank(collection: Collection, runs=None) -> int:
+    """The deepest rank (1-based) at which any of ``runs`` (default: the judged runs) has a document, on any topic
+    (0 when they retrieved nothing): no pool of these runs reaches below it."""
+    docs = collection.docs[run_indices(collection, runs)]
+    ranks = np.flatnonzero((docs >= 0).any(axis=(0, 1)))
+    return int(ranks[-1]) + 1 if len(ranks) else 0
+
+
 def judged_depth(collection: Collection, runs=None, base_qrels: JudgedSet | None = None) -> int:
     """How deep a sample can reach: the deepest rank d such that every document in the depth-d pool of ``runs``
-    (default: the judged runs) has a judgment (grade >= 0) in ``base_qrels`` (default: the collection's).
+    (default: the judged runs) has a judgment (grade >= 0) in ``base_qrels`` (default: the collection's), and at
+    which one of ``runs`` has a document (d <= :func:`deepest_rank`).
 
     With the defaults, the collection's own judged depth is returned when its metadata has one (given by the
     reviewer in ``collection.json`` or derived at load, see :mod:`evalkit.data.pool_metadata`). TREC-8's 72 judged runs
-    give 100; a collection judged completely gives its run depth. **0 when no run is judged** (or the pool's first
-    rank already misses a judgment): an empty pool says nothing about how deep judgments go, so the run depth is
-    never claimed for it.
+    give 100; when the runs' whole pool is judged, the deepest rank at which they have a document (runs of 2
+    documents judged completely give 2, however long the collection's other runs are). **0 when no run is judged**
+    (or the pool's first rank already misses a judgment): an empty pool says nothing about how deep judgments go,
+    so no depth is claimed for it.
     """
     if runs is None and base_qrels is None and collection.metadata.get("judged_depth"):
         return int(collection.metadata["judged_depth"])
@@ -152,7 +163,7 @@ def judged_depth(collection: Collection, runs=None, base_qrels: JudgedSet | None
     grade = base.lookup(p.topic, p.doc)
     unjudged = grade < 0
     if not unjudged.any():
-        return int(min(p.depth, collection.depth))
+        return deepest_rank(collection, runs)
     return int(p.rank[unjudged].min()) - 1
 
 

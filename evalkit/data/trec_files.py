@@ -78,7 +78,7 @@ from evalkit.data.text_fields import (
     read_bytes,
     source_name,
 )
-from evalkit.errors import TrecFormatError
+from evalkit.errors import TrecFormatError, shown
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: reading files does not need it
     import pandas as pd
@@ -283,12 +283,15 @@ def _one_value(column: pa.Array) -> bool:
     return bool(pc.all(pc.equal(column, column[0])).as_py())
 
 
-def parse_run(path: os.PathLike | str, name: str | None = None, check_duplicates: bool = True) -> Run:
+def parse_run(path: os.PathLike | str, name: str | None = None, check_duplicates: bool = True,
+              one_tag: bool = False) -> Run:
     """Parse one run file without ordering it (``Run.ordered`` is False): the bulk loader orders all runs at once.
 
     Checks everything :func:`read_run` checks; see there. ``check_duplicates=False`` leaves the duplicate-docno
     check to the caller (:meth:`evalkit.data.collection.Collection.from_runs` does it on the dense arrays, cheaper, and
-    calls :func:`explain_run_error` to name the line).
+    calls :func:`explain_run_error` to name the line). ``one_tag=True`` (a dataset folder's runs, whose names the
+    folder's metadata refers to) refuses a tag column holding more than one value, naming the first line whose tag
+    differs from the first line's, where the default names such a run after its file as trec_eval would read it.
     """
     source = source_name(path)
     data = read_bytes(path)
@@ -302,6 +305,12 @@ def parse_run(path: os.PathLike | str, name: str | None = None, check_duplicates
     if name is None:
         if _one_value(tag):
             name = tag[0].as_py()
+        elif one_tag:
+            row = pc.index(pc.not_equal(tag, tag[0]), True).as_py()
+            raise TrecFormatError(source, fields.line(row), f"tag {shown(tag[row].as_py())} where line "
+                                  f"{fields.line(0)} has {shown(tag[0].as_py())}: a run file of a dataset folder "
+                                  "holds one run, named by its tag (the 6th column); give every line the run's tag, "
+                                  "or split the file into one file per run")
         else:
             name = STDIN_NAME if source == STDIN_NAME else Path(path).name.removesuffix(".gz").removeprefix("input.")
     return Run(name=name, topic=topic, docno=docno, score=scores, ordered=False, source=source)
@@ -319,7 +328,7 @@ def read_run(path: os.PathLike | str, name: str | None = None, ties: str = "floa
     blank lines and comment lines (first field starting with ``#``) skipped; fields after the tag ignored; the
     Q0 and rank fields not read at all. The score must be wholly a finite decimal number (see the module
     docstring). The run's name is ``name`` if given, else its tag column (when it holds a single value), else
-    the file name.
+    the file name (a dataset folder refuses such a file instead: :func:`parse_run`'s ``one_tag``).
 
     Raises :class:`TrecFormatError` naming the file, the line and the problem on fewer than 6 fields, a score
     that is not a finite decimal number, a docno repeated in a topic, text that is not UTF-8, NUL bytes, empty

@@ -35,9 +35,10 @@ def claims(collection: Collection, study: pd.DataFrame, settings: Plan, agreemen
     ]
     if agreement.get("checked"):
         text = (f"max |difference| {agreement['max_abs_diff']:.1e} ({agreement['worst']}) over "
-                f"{agreement['pairs']:,} scores: {agreement['runs']} of {agreement['n_runs']} runs x "
-                f"{agreement['topics']} topics x {len(agreement['measures'])} measures, pytrec_eval "
-                f"{agreement['version']} run now")
+                f"{agreement['pairs']:,} scores: {agreement['run_topics']:,} (run, topic) pairs x "
+                f"{len(agreement['measures'])} measures, from {agreement['runs']} of {agreement['n_runs']} runs and "
+                f"{agreement['topics']} of {agreement['n_topics']} topics (trec_eval scores a run on the topics it "
+                f"retrieved documents for), pytrec_eval {agreement['version']} run now")
         rating = "yes" if agreement["max_abs_diff"] <= 1e-9 else "no"
     else:
         text, rating = f"could not check: {agreement.get('reason', '?')}", ""

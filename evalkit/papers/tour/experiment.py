@@ -54,9 +54,10 @@ def trec_eval_agreement(collection: Collection, measures=tuple(TREC_EVAL_MEASURE
     compares scores in single precision; where a ranking has scores equal only in single precision (six TREC-8
     runs), the kit's order (trec_eval 10.0's, the default) is given to it as rank scores, so the measures are
     compared on the same ranking. Returns ``checked`` (False, with a
-    ``reason``, when pytrec_eval is not importable), ``runs`` (checked), ``n_runs``, ``topics``, ``pairs`` (scores
-    compared), ``measures``, ``max_abs_diff`` and ``worst`` (the measure with the largest difference), and the
-    pytrec_eval ``version``.
+    ``reason``, when pytrec_eval is not importable), ``runs`` (checked), ``n_runs``, ``topics`` (those with a score
+    compared: not a topic no checked run retrieved a document for), ``n_topics``, ``run_topics`` (the (run, topic)
+    pairs compared, the same for every measure), ``pairs`` (scores compared), ``measures``, ``max_abs_diff`` and
+    ``worst`` (the measure with the largest difference), and the pytrec_eval ``version``.
     """
     try:
         from importlib.metadata import version
@@ -101,6 +102,8 @@ def trec_eval_agreement(collection: Collection, measures=tuple(TREC_EVAL_MEASURE
         pairs += int(scored.sum())
         diffs[m] = float(np.abs(ours[scored] - theirs[m][scored]).max(initial=0.0))
     worst = max(diffs, key=diffs.get)
-    return {"checked": True, "runs": len(picked), "n_runs": collection.n_runs, "topics": collection.n_topics,
-            "pairs": pairs, "measures": measures, "max_abs_diff": diffs[worst], "worst": worst,
-            "version": pytrec_version}
+    compared = ~np.isnan(theirs[measures[0]])
+    return {"checked": True, "runs": len(picked), "n_runs": collection.n_runs,
+            "topics": int(compared.any(axis=0).sum()), "n_topics": collection.n_topics,
+            "run_topics": int(compared.sum()), "pairs": pairs, "measures": measures, "max_abs_diff": diffs[worst],
+            "worst": worst, "version": pytrec_version}
