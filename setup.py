@@ -5,8 +5,9 @@ the package ``evalkit.notebooks`` (``package_dir`` maps it), so a wheel, an sdis
 every notebook, found at run time with ``importlib.resources`` (:mod:`evalkit.classroom.notebooks`); an editable
 install maps it back to the checkout. Every other package is found as before (``find_packages``), so a new
 subpackage needs no entry here. The batch's HTML templates (``evalkit/batch/templates/<name>/``, files and no
-``__init__.py``) are listed as packages of data too, each found here, so setuptools ships them without its warning
-that a folder Python could import is missing from ``packages``. Everything else is in pyproject.toml.
+``__init__.py``) are listed as packages too, each found here, so setuptools builds without its warning that a
+folder Python could import is missing from ``packages``; their files are package data of ``evalkit`` in
+pyproject.toml (whose package-data takes the place of any given here). Everything else is in pyproject.toml.
 """
 
 from pathlib import Path
@@ -18,5 +19,4 @@ TEMPLATE_PACKAGES = [f"evalkit.batch.templates.{folder.name}" for folder in sort
                      if folder.is_dir() and not folder.name.startswith(("_", "."))]
 
 setup(packages=[*find_packages(include=["evalkit", "evalkit.*"]), "evalkit.notebooks", *TEMPLATE_PACKAGES],
-      package_dir={"evalkit.notebooks": "notebooks"},
-      package_data={name: ["*"] for name in TEMPLATE_PACKAGES})
+      package_dir={"evalkit.notebooks": "notebooks"})

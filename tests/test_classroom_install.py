@@ -33,19 +33,24 @@ def _source(cell: dict) -> str:
 
 
 def test_setup_ships_every_package_and_maps_the_notebooks():
-    """setup.py's package list is every folder of evalkit/ with an __init__.py, plus evalkit.notebooks mapped onto
-    the top-level notebooks/ (whose *.ipynb pyproject.toml declares as package data)."""
+    """setup.py's package list is every folder of evalkit/ with an __init__.py, each folder of the batch's HTML
+    templates, plus evalkit.notebooks mapped onto the top-level notebooks/ (whose *.ipynb pyproject.toml declares
+    as package data, with the templates' files)."""
     done = subprocess.run([sys.executable, "-c", "import setuptools, runpy; captured = {}; "
                            "setuptools.setup = lambda **kw: captured.update(kw); "
                            "runpy.run_path('setup.py'); print(repr(captured))"],
                           cwd=ROOT, capture_output=True, text=True, check=True)
     captured = eval(done.stdout)  # our own setup.py's keyword arguments
     on_disk = sorted(".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "evalkit").rglob("__init__.py"))
-    assert sorted(captured["packages"]) == sorted([*on_disk, "evalkit.notebooks"])
+    templates = [f"evalkit.batch.templates.{p.name}" for p in (ROOT / "evalkit/batch/templates").iterdir() if p.is_dir()
+                 and not p.name.startswith(("_", "."))]
+    assert templates, "the batch's HTML export has its template folder"
+    assert sorted(captured["packages"]) == sorted([*on_disk, *templates, "evalkit.notebooks"])
     assert captured["package_dir"] == {"evalkit.notebooks": "notebooks"}
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert config["tool"]["setuptools"]["package-data"]["evalkit.notebooks"] == ["*.ipynb"]
     assert "data/*.json" in config["tool"]["setuptools"]["package-data"]["evalkit"]
+    assert "batch/templates/*/*" in config["tool"]["setuptools"]["package-data"]["evalkit"]
     assert "packages" not in config["tool"]["setuptools"], "the packages are listed in setup.py only"
 
 
