@@ -98,7 +98,7 @@ def _values(measure, params, a: tm.TopicArrays, version: str, options: OutputOpt
 # the printed names, strcmp "num_ret", "utility", "relstring", "rbp_resid" and strncmp "unj" (3 bytes): a measure
 # given parameters (utility_2,-1,0,0, relstring_15, rbp_resid_p=0.5) is printed under another name and kept
 def _zero_for_bogus(label: str) -> bool:
-    return label in ("num_ret", "utility", "rbp_resid") or label.startswith("unj")
+    return label in ("num_ret", "utility", "relstring", "rbp_resid") or label.startswith("unj")
 
 
 def c_fixed(value: float, full_precision: bool = False) -> str:
@@ -129,11 +129,9 @@ def format_run(judged: Judged, selection: Selection, runid: str, options: Output
         if judged.bogus.any():
             fixed = []
             for label, values in series:
-                if measure.kind == RELSTRING:
-                    if label == "relstring":
-                        values = ["" if b else v for v, b in zip(values, judged.bogus.tolist())]
-                elif _zero_for_bogus(label):
-                    values = np.where(judged.bogus, 0.0, values)
+                if _zero_for_bogus(label):  # relstring's reset value is the empty string
+                    values = (["" if b else v for v, b in zip(values, judged.bogus.tolist())]
+                              if measure.kind == RELSTRING else np.where(judged.bogus, 0.0, values))
                 fixed.append((label, values))
             series = fixed
         computed.append((measure, series))

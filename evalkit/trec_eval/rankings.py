@@ -100,7 +100,8 @@ def _regular(data: bytes, width: int) -> bool:
     return True
 
 
-VERSIONS = ("10.0", "9.0.8")
+VERSIONS = ("10.0", "9.0.8")  # as evalkit.trec_eval.names.VERSIONS, not imported: the plain-files path of
+# evaluate() reads files through this module and never needs the measure lists (4 ms of its first result)
 
 
 def _comment_refusal(name: str, number: int, line: bytes, what: str, version: str, qrels: bool,
@@ -406,13 +407,14 @@ class UngradedTopic(ValueError):
     """A topic to be scored whose qrels hold no grade >= 0 (every judgment negative): trec_eval cannot score it."""
 
 
-def _refuse_ungraded(qrels: Qrels, topics: list, rows: list) -> None:
+def _refuse_ungraded(qrels: Qrels, topics: list, levels: np.ndarray) -> None:
     """trec_eval (10.0 and 9.0.8, ``form_res_rels.c``) sizes a topic's counts per grade by its highest grade + 1,
     through ``te_chk_and_malloc``, which keeps the largest buffer asked so far. With no grade >= 0 that size is 0
     or less: for the first topic scored no buffer exists yet, so it returns NULL and trec_eval exits 4 ("Can't
     calculate measure"); for a later topic a top grade of -1 leaves the previous topic's counts in place (read by
-    bpref and the gain measures), and -2 or below asks ``memset`` for a negative size (a crash)."""
-    empty = np.flatnonzero(qrels.levels[rows].sum(axis=1) == 0) if rows else []
+    bpref and the gain measures), and -2 or below asks ``memset`` for a negative size (a crash). ``levels``: the
+    topics' rows of ``qrels.levels``."""
+    empty = np.flatnonzero(levels.sum(axis=1) == 0)
     if len(empty):
         t = int(empty[0])
         where = ("the first topic scored: trec_eval exits 4 'Can't calculate measure'" if t == 0 else
@@ -505,8 +507,9 @@ def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None
             topics = [t for t, _ in merged]
             bogus = [b for _, b in merged]
     rows = [qrels_index[t] for t in topics]
+    levels = qrels.levels[rows] if rows else np.zeros((0, qrels.levels.shape[1]), np.int64)
     if refuse_ungraded:
-        _refuse_ungraded(qrels, topics, rows)
+        _refuse_ungraded(qrels, topics, levels)
     n_topics = len(topics)
     width = int(counts[kept].max()) if kept else 0
     width = max(width, 1 if any(bogus) else 0) + 1
@@ -527,7 +530,6 @@ def rank(run: RunFile, qrels: Qrels, ties: str = "float64", max_docs: int | None
         if kept_docs:
             rel[t, 0] = grade
         num_ret[t] = kept_docs
-    levels = qrels.levels[rows] if rows else np.zeros((0, qrels.levels.shape[1]), np.int64)
     num_rel = levels[:, max(relevance_level, 0):].sum(axis=1)
     return Judged(
         topics=[t.decode(errors="replace") for t in topics], qrels_rows=np.array(rows, np.int64), rel=rel,
