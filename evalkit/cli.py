@@ -365,6 +365,15 @@ def _raise_terminated(signum, frame):
     raise _Terminated(signum)
 
 
+def _interrupted(exc: KeyboardInterrupt) -> int:
+    """The one line a command stopped by Ctrl-C (or by :class:`_Terminated`'s signal) prints; its exit code."""
+    signum = getattr(exc, "signum", signal.SIGINT)
+    name = getattr(exc, "signal_name", "SIGINT")
+    detail = str(exc) if str(exc) and str(exc) != name else "stopped"
+    print(f"evalkit: interrupted ({name}): {detail}", file=sys.stderr)
+    return 128 + int(signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run a command; errors in the input are one line on stderr (exit 2), never a traceback."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -377,9 +386,8 @@ def main(argv: list[str] | None = None) -> int:
             rest = argv[1:][:i] + argv[1:][i + 2:]
         try:
             return trec_eval_main(rest, prog="evalkit eval")
-        except KeyboardInterrupt:  # Ctrl-C: one line, as below, never a traceback
-            print("evalkit: interrupted (SIGINT): stopped", file=sys.stderr)
-            return 128 + int(signal.SIGINT)
+        except KeyboardInterrupt as exc:  # Ctrl-C: one line, as below, never a traceback
+            return _interrupted(exc)
     args = build_parser().parse_args(argv)
     args.argv = argv
     handled = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
@@ -391,11 +399,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"evalkit: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
-        signum = getattr(exc, "signum", signal.SIGINT)
-        name = getattr(exc, "signal_name", "SIGINT")
-        detail = str(exc) if str(exc) and str(exc) != name else "stopped"
-        print(f"evalkit: interrupted ({name}): {detail}", file=sys.stderr)
-        return 128 + int(signum)
+        return _interrupted(exc)
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
