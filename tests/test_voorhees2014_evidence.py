@@ -579,6 +579,21 @@ def test_claims_on_undefined_correlations_are_not_rated_nan():
     assert table.loc["Table 2: 1stratum is consistently the worst for NDCG and P(10)", "verdict"] == "yes"
 
 
+def test_claims_on_a_measure_no_trial_could_score_are_not_rated_nan():
+    """A measure whose accuracy is NaN in every trial (no trial had a significant pair): the accuracy pivot dropped
+    its all-NaN columns and the claims raised KeyError 'P(10)'; now the claims reading it are 'not rated: NaN' and
+    a claim on the other measures keeps its verdict."""
+    from dataclasses import replace
+
+    result = fake_result(_accuracy(TREC8_ACCURACY), trials=10)
+    empty = replace(result, pairs=result.pairs.assign(
+        accuracy=np.where(result.pairs["measure"] == "P(10)", np.nan, result.pairs["accuracy"])))
+    table = _verdicts(empty)
+    assert table.loc["Table 2: 1stratum is consistently the worst for NDCG and P(10)", "verdict"] == "not rated: NaN"
+    infap = "Sec. 4: the quality of R̂ matters more for infAP than for infNDCG"  # MAP and NDCG only
+    assert table.loc[infap, "verdict"] == _verdicts(result).loc[infap, "verdict"] == "yes"
+
+
 def test_the_sweep_sentence_counts_its_table():
     frame = pd.DataFrame({"rates x0.67": ["yes", "no", "120"], "rates x1": ["yes", "yes", "150"],
                           "survives": ["yes", "no", ""]}, index=["a", "b", "1stratum: judgments/topic"])

@@ -66,7 +66,8 @@ class _Figures:
         self.seed = int(result.seed)
         pairs = result.pairs.assign(strategy=result.pairs["strategy"].astype(str),
                                     measure=result.pairs["measure"].astype(str))
-        self.accuracy = pairs.pivot_table(index="trial", columns=["measure", "strategy"], values="accuracy")
+        self.accuracy = pairs.pivot_table(index="trial", columns=["measure", "strategy"], values="accuracy",
+                                          dropna=False)  # a measure no trial could score keeps its NaN columns
         shift = pairs[pairs["measure"].isin(R_MEASURES)]
         self.shift = shift.pivot_table(index="trial", columns=["measure", "strategy"],
                                        values="score shift with gold R", dropna=False)
