@@ -28,6 +28,8 @@ import threading
 import time
 from pathlib import Path
 
+from evalkit.errors import listed
+
 __all__ = ["MARKER", "OutputFolderRefused", "output_label", "resolve_target", "check_target", "Staging",
            "clean_stale"]
 
@@ -81,16 +83,13 @@ def check_target(target: Path, shown: str | None = None) -> None:
     if written is None:  # a marker from before the kit listed its files: the folder is the kit's, as it was
         return
     found = _contents(target)
-    added = sorted(set(found) - set(written))
-    added = [name for name in added if not any(name.startswith(other + "/") for other in added)]  # a folder, once
+    added = set(found) - set(written)
+    added = sorted(name for name in added if name.rpartition("/")[0] not in added)  # an added folder, not its files
     changed = sorted(name for name in set(found) & set(written) if found[name] != written[name])
     if added or changed:
-        def some(names):
-            return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-
-        what = "; ".join(part for part in (f"not written by evalkit: {some(added)}" if added else "",
-                                           f"changed since evalkit wrote them: {some(changed)}" if changed else "")
-                         if part)
+        what = "; ".join(part for part in (f"not written by evalkit: {listed(added, limit=5)}" if added else "",
+                                           f"changed since evalkit wrote them: {listed(changed, limit=5)}"
+                                           if changed else "") if part)
         raise OutputFolderRefused(
             f"output folder {shown!r} was made by evalkit but holds files the kit would delete with it ({what}), so "
             "the kit will not replace it: move those files elsewhere, or choose another --out")
