@@ -116,9 +116,8 @@ def load_directory(directory: os.PathLike | str, name: str | None = None, cache:
 def _note_hidden(collection: Collection, hidden: list[str]) -> Collection:
     """``metadata['hidden_in_runs']``: the hidden entries of ``runs/`` this load left out (the load line names them).
     Set on every load, cached or not: the cache key hashes the files read, and hidden files are not read."""
-    collection.metadata.pop("hidden_in_runs", None)
-    if hidden:
-        collection.metadata["hidden_in_runs"] = list(hidden)
+    if hidden:  # (never in a cached collection's metadata: it is set after the save)
+        collection.metadata["hidden_in_runs"] = hidden
     return collection
 
 

@@ -62,7 +62,6 @@ from evalkit.data.folder import CollectionFile, PoolMetadataError
 from evalkit.data.pools import (
     JUDGED_DEPTH,
     complete_depths,
-    deepest_rank,
     derive_judged_runs,
     judged_depth,
     pool,
@@ -213,11 +212,11 @@ def resolve_pool_metadata(collection: Collection, given: CollectionFile | None =
         depth = judged_depth(collection, runs=judged)
         meta["judged_depth"] = int(depth) if depth > 0 else None
         meta["judged_depth_source"] = "derived"
-        meta["judged_depth_rule"] = "derived: the deepest rank to which the judged runs' pool is in the qrels"
-        reach = deepest_rank(collection, judged)
-        if depth and depth == reach:  # the whole pool is judged: the depth is where the judged runs end
-            meta["judged_depth_rule"] = (f"derived: every document the judged runs rank is in the qrels, and they "
-                                         f"rank at most {reach} documents a topic")
+        # rankings fill their ranks from rank 1: the judged runs end at the depth when none has a document below it
+        runs_end = depth and (depth == collection.depth or not (collection.docs[judged, :, depth] >= 0).any())
+        meta["judged_depth_rule"] = (
+            f"derived: every document the judged runs rank is in the qrels, and they rank at most {depth} documents "
+            "a topic" if runs_end else "derived: the deepest rank to which the judged runs' pool is in the qrels")
     else:
         meta["judged_depth"] = None
         meta["judged_depth_source"] = "none"
@@ -225,7 +224,7 @@ def resolve_pool_metadata(collection: Collection, given: CollectionFile | None =
     if judged.any() and meta["judged_depth"]:
         meta["pool_coverage"], meta["qrels_outside_pool"], meta["relevant_outside_pool"] = _coverage(
             collection, judged, meta["judged_depth"])
-    unretrieved = ~(collection.docs[:, :, :1] >= 0).any(axis=(0, 2))  # a ranking fills its ranks from rank 1
+    unretrieved = ~collection.retrieved.any(axis=0)
     if unretrieved.any():
         meta["topics_without_runs"] = [str(t) for t in collection.topics[unretrieved]]
     if not judged.any():
