@@ -594,6 +594,21 @@ def test_variance_markdown_verdict_words_follow_the_ratios():
     assert "not the vanishing" not in falls
 
 
+def test_the_findings_variance_bullet_follows_the_ratios(results):
+    """The findings' variance bullet said 'for ΔMAP it matches Monte Carlo' and 'the overconfidence does not come
+    from the variance formula' whatever ΔMAP's ratio; it now words each ratio as variance_markdown does."""
+    _, res = results
+    over = exp.findings_markdown(res, "toy", prior=(100.0, 100.0),
+                                 variance=pd.DataFrame({"median ratio": [2.6, 1.5, 1.41, 1.38]}))
+    assert "matches Monte Carlo" not in over and "does not come from the variance formula" not in over
+    assert ("for a lone ranking overstates the variance 2.60 times, in the two-run universe MTC/RTC compute in it "
+            "overstates the variance 1.50 times, and for ΔMAP it overstates the variance 1.38 times. Confidence "
+            "rests on ΔMAP, whose variance the formula overstates by 38%") in over
+    near = exp.findings_markdown(res, "toy", prior=(100.0, 100.0),
+                                 variance=pd.DataFrame({"median ratio": [2.6, 1.5, 1.04, 0.97]}))
+    assert "for ΔMAP it is within 10% of Monte Carlo (ratio 0.97)" in near
+
+
 def test_deviations_table(results):
     from evalkit.papers.needs import Plan
 

@@ -309,8 +309,8 @@ def claims(results: ExperimentResults, dataset: str, *, prior=(1000.0, 1000.0), 
                     f"dMAP {variance['median ratio'].iloc[-1]:.2f}x")
         out.add("the closed forms for E[AP], Var[AP] have negligible error (footnote 1)", "error O(n 2^-n)", kit,
                 rules.combine(parts, every=True), paper_dataset=THIS_COLLECTION, kind="value",
-                note="the denominator sum X is treated as the constant |R|; for dMAP, what confidence uses, the "
-                     "formula matches Monte Carlo", dataset="simulated ranking")
+                note="the denominator sum X is treated as the constant |R|; dMAP's ratio, what confidence uses, "
+                     "is in the kit's value", dataset="simulated ranking")
     return out.rows
 
 

@@ -182,11 +182,14 @@ def findings_markdown(results: ExperimentResults, dataset: str, *, prior=(1000.0
         "* **Different denominators.** Tables 2–4 pool five collections (ad hoc 94, 96–99); only Table 5's ad hoc 99 "
         f"column is TREC-8. The paper ran \"over 1,000 trials\" a bin; here {trials} {plural(trials, 'trial')}.")
     if variance is not None:
+        from evalkit.claims.rules import margin as rule_margin
+
+        m = rule_margin("small", "relative")
+        lone, both, delta_map = (float(variance["median ratio"].iloc[i]) for i in (0, 1, -1))
         lines.append(
-            f"* **The variance formula** overstates Var[AP] {variance['median ratio'].iloc[0]:.1f} times for a lone "
-            f"ranking and {variance['median ratio'].iloc[1]:.1f} times in the two-run universe MTC/RTC compute in, but "
-            f"for ΔMAP, what confidence uses, it matches Monte Carlo ({variance['median ratio'].iloc[-1]:.2f}): the "
-            "overconfidence does not come from the variance formula.")
+            f"* **The variance formula** (Var[AP], median over topics) for a lone ranking {_ratio_words(lone, m)}, "
+            f"in the two-run universe MTC/RTC compute in it {_ratio_words(both, m)}, and for ΔMAP it "
+            f"{_ratio_words(delta_map, m)}. {_confidence_words(delta_map, m)}")
     return "\n".join(lines)
 
 
@@ -231,6 +234,20 @@ def _ratio_words(ratio: float, margin: float) -> str:
                   f"understates the variance (ratio {ratio:.2f})")
 
 
+def _confidence_words(delta_map: float, margin: float) -> str:
+    """What ΔMAP's formula-over-Monte-Carlo variance ratio means for the confidence MTC and RTC report (Carterette
+    2007 Eq. 1 rests on Var[ΔMAP]), by the kit's ``small`` relative margin: one sentence."""
+    if not np.isfinite(delta_map):
+        return "Confidence rests on ΔMAP, whose ratio cannot be measured here."
+    if abs(delta_map - 1.0) <= margin:
+        return f"Confidence rests on ΔMAP, where the formula is within the kit's {margin:.0%} margin of Monte Carlo."
+    if delta_map > 1.0:
+        return (f"Confidence rests on ΔMAP, whose variance the formula overstates by {delta_map - 1:.0%}: "
+                "P(ΔMAP < 0) is then less extreme than it should be (confidence on the cautious side).")
+    return (f"Confidence rests on ΔMAP, whose variance the formula understates by {1 - delta_map:.0%}: "
+            "P(ΔMAP < 0) is then more extreme than it should be (overconfident).")
+
+
 def variance_markdown(variance: pd.DataFrame, footnote: pd.DataFrame, dataset: str, pair_names) -> str:
     """What :func:`variance_monte_carlo` (runs ``pair_names`` of ``dataset``) and :func:`footnote_check` show for
     Carterette 2007 Sec. 2.1's Var[AP] (and footnote 1's O(n 2^-n) error bound); how the lone-ranking ratio moves
@@ -259,17 +276,7 @@ def variance_markdown(variance: pd.DataFrame, footnote: pd.DataFrame, dataset: s
         trend = "it does not shrink with n, so footnote 1's O(n 2^-n) bound on the error is wrong"
     median = variance["median ratio"]
     lone, both, delta_ap, delta_map = (float(median.iloc[i]) for i in range(4))
-    if not np.isfinite(delta_map):
-        rests = "Confidence rests on ΔMAP, whose ratio cannot be measured here."
-    elif abs(delta_map - 1.0) <= m:
-        rests = (f"Confidence rests on ΔMAP, where the formula is within the kit's {m:.0%} margin of Monte "
-                 "Carlo.")
-    elif delta_map > 1.0:
-        rests = (f"Confidence rests on ΔMAP, whose variance the formula overstates by {delta_map - 1:.0%}: "
-                 "P(ΔMAP < 0) is then less extreme than it should be (confidence on the cautious side).")
-    else:
-        rests = (f"Confidence rests on ΔMAP, whose variance the formula understates by {1 - delta_map:.0%}: "
-                 "P(ΔMAP < 0) is then more extreme than it should be (overconfident).")
+    rests = _confidence_words(delta_map, m)
     return (
         f"**The variance against Monte Carlo** ({dataset}, {pair_names[0]} vs {pair_names[1]}, every document at "
         f"p = 0.5, median over topics): for a lone ranking the formula {_ratio_words(lone, m)}; when |R| runs over "
