@@ -8,9 +8,9 @@ import pandas as pd
 from evalkit.papers import tour
 
 
-def _study(tau) -> pd.DataFrame:
+def _study(tau, measure: str = "AP") -> pd.DataFrame:
     return pd.DataFrame({"depth": [1, 2, 5], "judgments": [3, 6, 9], "share of qrels": [1 / 3, 2 / 3, 1.0],
-                         "kendall tau": tau})
+                         "kendall tau": tau, f"mean {measure} (full qrels)": 0.25})
 
 
 def test_the_pool_depth_figure_draws_what_is_defined_and_says_what_is_not():
@@ -26,9 +26,12 @@ def test_the_pool_depth_figure_draws_what_is_defined_and_says_what_is_not():
     axes = tour.plot_pool_depth_study(_study([np.nan] * 3))
     axes[0].figure.canvas.draw()
     assert len(axes[0].get_lines()) == 0
-    assert "Kendall's tau is undefined (NaN) at every depth: the runs' MAP all tie" in axes[0].texts[0].get_text()
+    assert "Kendall's tau is undefined (NaN) at every depth: the runs' mean AP all tie" in axes[0].texts[0].get_text()
     effort = axes[1].get_lines()[0]
     assert list(effort.get_xdata()) == [1, 2, 5] and axes[1].get_xscale() == "log"
+    plt.close(axes[0].figure)
+    axes = tour.plot_pool_depth_study(_study([np.nan] * 3, "P@10"))  # the study's own measure, not always AP
+    assert "the runs' mean P@10 all tie" in axes[0].texts[0].get_text()
     plt.close(axes[0].figure)
 
     axes = tour.plot_pool_depth_study(_study([np.nan, 0.5, 1.0]))

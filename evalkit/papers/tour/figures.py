@@ -26,7 +26,7 @@ def plot_pool_depth_study(study: pd.DataFrame, axes=None):
     """Kendall's tau with the full qrels (left) and the share of the qrels judged (right) against pool depth (the
     pool-depth study of :func:`~evalkit.papers.tour.experiment.pool_depth_study`, after Zobel 1998 / Buckley &
     Voorhees 2004). Only the depths where a value is defined are drawn; a panel with none (Kendall's tau is NaN
-    when the runs' MAP all tie, on the full qrels or in the pool, or with fewer than 2 runs) is left empty and says
+    when the runs' mean scores of the study's measure all tie, on the full qrels or in the pool, or with fewer than 2 runs) is left empty and says
     so, and a depth axis that cannot be logarithmic (a depth of 0 or less) stays linear."""
     import matplotlib.pyplot as plt
     import numpy as np
@@ -34,8 +34,11 @@ def plot_pool_depth_study(study: pd.DataFrame, axes=None):
 
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(10, 3.5))
-    why = {"kendall tau": "Kendall's tau is undefined (NaN) at every depth: the runs' MAP all tie (on the full "
-                          "qrels or in the pool)\nor there are fewer than 2 runs, so there is no order to compare",
+    measure = next((c[len("mean "):-len(" (full qrels)")] for c in study.columns
+                    if c.startswith("mean ") and c.endswith(" (full qrels)")), "score")  # the study's measure
+    why = {"kendall tau": f"Kendall's tau is undefined (NaN) at every depth: the runs' mean {measure} all tie (on "
+                          "the full qrels or in the pool)\nor there are fewer than 2 runs, so there is no order to "
+                          "compare",
            "share of qrels": "no depth has a share of the qrels to draw"}
     for ax, column in zip(axes, ("kendall tau", "share of qrels")):
         defined = study[np.isfinite(study[column].astype(float)) & np.isfinite(study["depth"].astype(float))]
