@@ -15,7 +15,8 @@ BENCH_STAMP := $(VENV)/.installed-bench
 
 .PHONY: install reproduce presets test lab lab-solutions bench clean solutions findings
 
-$(STAMP): pyproject.toml
+# setup.py and the compiled reader's source too: an editable install compiles evalkit/data/_native_runs.c in place
+$(STAMP): pyproject.toml setup.py evalkit/data/_native_runs.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[test]"
@@ -24,7 +25,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 # the benchmarks' peers (ranx), on top of the test extras
-$(BENCH_STAMP): $(STAMP) pyproject.toml
+$(BENCH_STAMP): $(STAMP) pyproject.toml setup.py evalkit/data/_native_runs.c
 	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
 	touch $(BENCH_STAMP)
 

@@ -12,10 +12,11 @@ Not a `make bench` module (it has no peer and no target): it prints, for the 129
   pyarrow's CSV reader as the kit calls it (:func:`evalkit.data.text_fields._read_delimited`) on the four columns the
   kit keeps (and on one column: the tokenizer's own cost), and the trec_eval command's numpy span reader (fields,
   scores, docno words);
-* the build itself (``Collection.from_runs``, the default two threads): its process CPU seconds, and the thread CPU
-  seconds of each step of :mod:`evalkit.data.build` (parsing, preparing and hashing the bands, placing); "the rest" is
-  the process total minus those steps (the dictionaries' merge in the pool, the vocabulary, the collection's own
-  checks and tables).
+* the build itself (``Collection.from_runs``, the default two threads), with the compiled reader
+  (:mod:`evalkit.data.native_build`, when the install built it) and without it (``EVALKIT_NATIVE=0``, the pure-Python
+  build): its process CPU seconds, and the thread CPU seconds of each step (the compiled reader: reading and
+  decompressing the files, then the Builder's passes; the pure-Python build: parsing, preparing and hashing the
+  bands, placing); "the rest" is the process total minus those steps.
 
 What it showed on 2026-11-27 (2 cores, idle) is in bench/README.md ("The build against its floor").
 """
@@ -44,8 +45,6 @@ def main(rounds: int = 3) -> int:
     import numpy as np
     from isal import igzip
 
-    from evalkit.data import build
-    from evalkit.data.collection import Collection
     from evalkit.data.text_fields import _read_delimited as read_delimited
     from evalkit.trec_eval import reader
 
@@ -86,9 +85,44 @@ def main(rounds: int = 3) -> int:
              ("pyarrow CSV reader (the kit's call), the topic alone", _median_cpu(lambda: arrow((0,)), rounds)),
              ("numpy span reader (fields, scores, docno words)", _median_cpu(spans, rounds))]
 
+    floor = rows[0][1] + rows[1][1]
+    print(f"{'what':58s} {'CPU s':>7s}")
+    for label, seconds in rows:
+        print(f"{label:58s} {seconds:7.3f}")
+    print(f"{'the floor (decompress + newline scan)':58s} {floor:7.3f}")
+
+    from evalkit.data import native_build
+
+    if native_build.available():
+        steps = _profile_build(files, qrels, rounds, native=True)
+        total = steps.pop("total")
+        print(f"{'the build, compiled reader (process CPU)':58s} {total:7.3f}   {total / floor:.1f} times the floor")
+        _print_steps(steps, total, "the rest (qrels, threads, the collection's checks and tables)")
+    else:
+        print("the compiled reader is not built (no C compiler at install): only the pure-Python build is profiled")
+    steps = _profile_build(files, qrels, rounds, native=False)
+    total = steps.pop("total")
+    print(f"{'the build, pure Python (EVALKIT_NATIVE=0, process CPU)':58s} {total:7.3f}   {total / floor:.1f} times the floor")
+    _print_steps(steps, total, "the rest (merge in the pool, vocabulary, checks, tables)")
+    return 0
+
+
+def _print_steps(steps: dict, total: float, rest: str) -> None:
+    for name, seconds in steps.items():
+        print(f"{'  ' + name + ' (thread CPU)':58s} {seconds:7.3f}")
+    print(f"{'  ' + rest:58s} {total - sum(steps.values()):7.3f}")
+
+
+def _profile_build(files: list, qrels, rounds: int, native: bool) -> dict:
+    """Medians over ``rounds`` builds (after one): the process CPU seconds of ``Collection.from_runs`` ("total") and
+    the thread CPU seconds of each step, with the compiled reader (its file reads and the Builder's passes) or
+    without it (the pure-Python build's steps)."""
+    import os
+
+    from evalkit.data import build, native_build, text_fields
+    from evalkit.data.collection import Collection
+
     steps = collections.defaultdict(float)
-    names = ["parse_run", "read_qrels", "_prepare_group", "_hash_bands", "_assemble_group", "_place_run"]
-    originals = {name: getattr(build, name) for name in names}
 
     def timed(name, function):
         @functools.wraps(function)
@@ -100,8 +134,30 @@ def main(rounds: int = 3) -> int:
                 steps[name] += time.thread_time() - start
         return wrapper
 
-    for name, function in originals.items():
-        setattr(build, name, timed(name, function))
+    patches = []  # (owner, attribute, original)
+    if native:
+        patches.append((native_build, "read_bytes", text_fields.read_bytes))
+        compiled = native_build._native_runs.Builder
+
+        class Builder:  # the compiled Builder, each pass timed
+            def __init__(self, *args):
+                self._builder = compiled(*args)
+
+            def __getattr__(self, name):
+                return timed(f"Builder.{name}", getattr(self._builder, name))
+
+        patches.append((native_build._native_runs, "Builder", compiled))
+        names = ["read_bytes (read + decompress)", "Builder.add_run", "Builder.encode", "Builder.vocabulary",
+                 "Builder.place", "Builder.release"]
+        native_build.read_bytes = timed(names[0], text_fields.read_bytes)
+        native_build._native_runs.Builder = Builder
+    else:
+        names = ["parse_run", "read_qrels", "_prepare_group", "_hash_bands", "_assemble_group", "_place_run"]
+        for name in names:
+            patches.append((build, name, getattr(build, name)))
+            setattr(build, name, timed(name, getattr(build, name)))
+    saved = os.environ.get("EVALKIT_NATIVE")
+    os.environ["EVALKIT_NATIVE"] = "1" if native else "0"
     try:
         Collection.from_runs(files, qrels)  # the first build: the allocator's pages
         totals, by_step = [], []
@@ -112,22 +168,15 @@ def main(rounds: int = 3) -> int:
             totals.append(time.process_time() - start)
             by_step.append(dict(steps))
     finally:
-        for name, function in originals.items():
-            setattr(build, name, function)
-    total = statistics.median(totals)
-    floor = rows[0][1] + rows[1][1]
-    print(f"{'what':58s} {'CPU s':>7s}")
-    for label, seconds in rows:
-        print(f"{label:58s} {seconds:7.3f}")
-    print(f"{'the floor (decompress + newline scan)':58s} {floor:7.3f}")
-    print(f"{'the build, Collection.from_runs (process CPU)':58s} {total:7.3f}   {total / floor:.1f} times the floor")
-    shown = 0.0
-    for name in names:
-        seconds = statistics.median(step.get(name, 0.0) for step in by_step)
-        shown += seconds
-        print(f"{'  ' + name + ' (thread CPU)':58s} {seconds:7.3f}")
-    print(f"{'  the rest (merge in the pool, vocabulary, checks, tables)':58s} {total - shown:7.3f}")
-    return 0
+        for owner, attribute, original in patches:
+            setattr(owner, attribute, original)
+        if saved is None:
+            os.environ.pop("EVALKIT_NATIVE", None)
+        else:
+            os.environ["EVALKIT_NATIVE"] = saved
+    result = {name: statistics.median(step.get(name, 0.0) for step in by_step) for name in names}
+    result["total"] = statistics.median(totals)
+    return result
 
 
 if __name__ == "__main__":

@@ -548,17 +548,22 @@ def test_an_undeclared_parameter_cannot_be_given(tmp_path):
 
 @pytest.fixture()
 def make_folder(tmp_path):
-    """The Makefile in a scratch folder whose install stamp is newer than its pyproject.toml, evalkit from this
-    Python's environment: make reproduce runs without installing anything."""
+    """The Makefile in a scratch folder whose install stamp is newer than what it depends on (pyproject.toml,
+    setup.py, the compiled reader's source), evalkit from this Python's environment: make reproduce runs without
+    installing anything."""
     if not shutil.which("make"):
         pytest.skip("make not found")
     folder = tmp_path / "checkout"
     folder.mkdir()
     shutil.copy(REPO / "Makefile", folder / "Makefile")
-    (folder / "pyproject.toml").write_text("")
+    sources = [folder / "pyproject.toml", folder / "setup.py", folder / "evalkit" / "data" / "_native_runs.c"]
+    for source in sources:  # what the install stamp depends on, all older than it
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_text("")
     (folder / ".venv").mkdir()
     (folder / ".venv" / ".installed").write_text("")
-    os.utime(folder / "pyproject.toml", (1, 1))
+    for source in sources:
+        os.utime(source, (1, 1))
     write_notebook(tmp_path / "nbs" / "01_ok.ipynb", "pass")
     return folder
 

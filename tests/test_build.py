@@ -1,6 +1,10 @@
 """The threaded build (evalkit.data.build): run files and the qrels file parsed inside the build, each group of runs
 encoded as soon as it is parsed, equals building from runs parsed beforehand, whatever the threads, the groups and
-the order in which the threads happen to finish; a bad file is reported as a serial read would report it."""
+the order in which the threads happen to finish; a bad file is reported as a serial read would report it.
+
+These are the pure-Python build's tests, so the compiled reader is turned off here (``EVALKIT_NATIVE=0``): regular
+files would otherwise never reach the steps they time and count. tests/test_native_build.py holds the compiled
+reader to this build's arrays."""
 
 from __future__ import annotations
 
@@ -16,6 +20,11 @@ from evalkit.data import build
 from evalkit.data.collection import Collection
 from evalkit.data.trec_files import parse_run, read_qrels
 from evalkit.errors import TrecFormatError
+
+
+@pytest.fixture(autouse=True)
+def _pure_python_build(monkeypatch):
+    monkeypatch.setenv("EVALKIT_NATIVE", "0")
 
 
 def _assert_same(a: Collection, b: Collection) -> None:

@@ -35,10 +35,12 @@ def _source(cell: dict) -> str:
 def test_setup_ships_every_package_and_maps_the_notebooks():
     """setup.py's package list is every folder of evalkit/ with an __init__.py, each folder of the batch's HTML
     templates, plus evalkit.notebooks mapped onto the top-level notebooks/ (whose *.ipynb pyproject.toml declares
-    as package data, with the templates' files)."""
+    as package data, with the templates' files); its one extension, the compiled reader, is optional."""
     done = subprocess.run([sys.executable, "-c", "import setuptools, runpy; captured = {}; "
                            "setuptools.setup = lambda **kw: captured.update(kw); "
-                           "runpy.run_path('setup.py'); print(repr(captured))"],
+                           "runpy.run_path('setup.py'); "
+                           "captured['ext_modules'] = [(e.name, e.sources, e.optional) for e in captured['ext_modules']]; "
+                           "print(repr(captured))"],
                           cwd=ROOT, capture_output=True, text=True, check=True)
     captured = eval(done.stdout)  # our own setup.py's keyword arguments
     on_disk = sorted(".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "evalkit").rglob("__init__.py"))
@@ -47,6 +49,9 @@ def test_setup_ships_every_package_and_maps_the_notebooks():
     assert templates, "the batch's HTML export has its template folder"
     assert sorted(captured["packages"]) == sorted([*on_disk, *templates, "evalkit.notebooks"])
     assert captured["package_dir"] == {"evalkit.notebooks": "notebooks"}
+    # the compiled reader: optional, so an install without a C compiler still succeeds (and builds in pure Python)
+    assert captured["ext_modules"] == [("evalkit.data._native_runs", ["evalkit/data/_native_runs.c"], True)]
+    assert (ROOT / "evalkit/data/_native_runs.c").is_file()
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert config["tool"]["setuptools"]["package-data"]["evalkit.notebooks"] == ["*.ipynb"]
     assert "data/*.json" in config["tool"]["setuptools"]["package-data"]["evalkit"]

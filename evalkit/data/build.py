@@ -28,7 +28,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from evalkit.data import native_build
 from evalkit.data import text_fields as io
+from evalkit.data.built_arrays import BuiltArrays
 from evalkit.data.trec_files import Qrels, Run, parse_run, read_qrels, trec_eval_order
 
 __all__ = ["BuiltArrays", "build_arrays"]
@@ -41,25 +43,6 @@ GROUPS_PER_THREAD = 2
 
 #: dictionaries holding fewer entries than this are merged in one piece (splitting by value costs a pass)
 MERGE_SPLIT_MIN = 100_000
-
-
-@dataclass
-class BuiltArrays:
-    """What :func:`build_arrays` gives :meth:`Collection.from_runs`: the parsed runs and qrels (for names and error
-    messages), the topics (the qrels', sorted), the sorted vocabulary, the dense ``docs`` and ``scores``, the qrels'
-    topic positions and doc ids, per run the lines whose topic has no qrels, and (S, T) the rankings that hold a
-    document twice."""
-
-    runs: list
-    qrels: Qrels
-    topics: np.ndarray
-    vocabulary: np.ndarray
-    docs: np.ndarray
-    scores: np.ndarray
-    qrels_topic_ids: np.ndarray
-    qrels_doc_ids: np.ndarray
-    lines_without_qrels: np.ndarray
-    repeated: np.ndarray
 
 
 def build_threads(n_runs: int) -> int:
@@ -77,7 +60,13 @@ def build_arrays(sources: list, qrels, topics_of, depth: int | None = None, ties
     :class:`evalkit.errors.TrecFormatError`: the first such file in ``sources``' order (as parsing them one by one
     would), else the qrels' error; nothing is returned half-built. ``one_tag``: refuse a run file whose tag column
     holds more than one value (:func:`evalkit.data.trec_files.parse_run`).
+
+    Regular run files are read by the compiled reader when it is built (:mod:`evalkit.data.native_build`: the same
+    arrays, ``reader="native"``); anything it does not take is built here.
     """
+    built = native_build.build_arrays(sources, qrels, topics_of, depth, ties, one_tag)
+    if built is not None:
+        return built
     n_threads = build_threads(len(sources))
     with ThreadPoolExecutor(n_threads) as pool:
         schedule = _Schedule(sources, qrels, topics_of, n_threads * GROUPS_PER_THREAD, n_threads, one_tag)

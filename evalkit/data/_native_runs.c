@@ -1,0 +1,1622 @@
+/* evalkit.data._native_runs: the compiled reader of the collection build (issue 30, part 4b).
+ *
+ * It reads *regular* run files: every line six non-empty fields between one delimiter (the same space or tab
+ * throughout), ASCII, no NUL / \r / \v / \f, no blank or comment line, every score wholly a finite decimal number.
+ * For anything else add_run() returns None and the caller builds with the pure-Python build (evalkit.data.build),
+ * which reads every layout the kit reads and names each error by file and line. Nothing here decides what is an
+ * error: an input this reader does not take is simply not read here.
+ *
+ * Python interface (the passes release the GIL; calls on disjoint runs or topics may run in threads at once):
+ *
+ *   Builder(topics: list[bytes], float32_ties: bool, n_runs: int)
+ *   .add_run(index, data: bytes) -> None | (tag: bytes, one_tag: bool, counts: bytes)
+ *        reads run ``index``'s fields; counts: (T + 1,) int64, the lines of topics without qrels, then each topic's
+ *        lines. The bytes are kept (not copied) until vocabulary(). None: not regular (the builder is then done).
+ *   .encode(first, end)
+ *        hashes the docnos of groups first..end-1 (a group: topic code + 1; group 0 the lines without qrels), after
+ *        every add_run.
+ *   .vocabulary(qrels_data, qrels_offsets) -> (list[str], bytes)
+ *        after encode() of every group: the sorted vocabulary (byte order, as strcmp) of every docno and the
+ *        qrels' (the strings qrels_data[offsets[i]:offsets[i+1]], offsets n + 1 int64), and the (n,) int32 ids of
+ *        the qrels' docnos in it.
+ *   .place(first_run, end_run, width, docs, scores, repeated)
+ *        writes runs first_run..end_run-1 into docs (S, T, width) int32, scores (S, T, width) float64 and
+ *        repeated (S, T) uint8: each ranking in trec_eval order (score descending, ties by docno descending;
+ *        scores compared in single precision with float32_ties, as trec_eval 9.x), cut at width, padded with
+ *        -1 / NaN; repeated: the ranking holds a document twice.
+ *   .release()  frees the rows.
+ *
+ * The passes, and why (TREC-8, 129 runs, 6.3 M lines, 0.35 M docnos, 0.85 M (topic, docno) pairs):
+ * 1. add_run: the fields, file by file, 64 bytes at a time where SSE2 is at hand (a word at a time elsewhere); no
+ *    lookup yet.
+ * 2. encode: the docnos hashed topic by topic across all runs, each topic in a table of its own, so the table of
+ *    the topic at hand stays in cache (hashed file by file, the 51 tables missed it on nearly every probe: 1.4 CPU-s
+ *    against 0.2); vocabulary: each topic's distinct docnos, and the qrels', into one table, which is sorted.
+ * 3. place: per run, each topic's ranking ordered and written.
+ *
+ * Scores are read exactly as strtod reads them: m * 10^e by one correctly rounded operation when m <= 2^53 and
+ * |e| <= 22 (Clinger's fast path, exact), else by CPython's correctly rounded PyOS_string_to_double.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(address) __builtin_prefetch(address)
+#define FIRST_BYTE(mask) ((size_t)__builtin_ctzll(mask) >> 3)
+#else
+#define PREFETCH(address) ((void)0)
+#endif
+
+/* Word-at-a-time field splitting needs little-endian words and a count of trailing zeros. */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define WORDWISE 1
+#else
+#define WORDWISE 0
+#endif
+
+/* --------------------------------------------------------------------------------------- string interning */
+
+/* A string's key: its first 16 bytes (zero-padded; a docno holds no NUL, so padding cannot make two strings equal),
+ * its length and a hash. Strings are compared on the key and, beyond 16 bytes, on their stored bytes. */
+typedef struct {
+    uint64_t w0, w1, hash;
+    uint32_t len;
+} Key;
+
+/* 32 bytes: a probe reads one cache line (the key is in the slot, not behind a pointer). */
+typedef struct {
+    uint64_t w0, w1, hash;
+    uint32_t len;
+    int32_t id;  /* -1: empty */
+} Slot;
+
+typedef struct {
+    Slot *slots;
+    size_t mask;
+    size_t count;
+} Table;
+
+/* Where a table's strings are stored, for the bytes past 16: id -> base + at[id]. */
+typedef struct {
+    uintptr_t base;
+    const uint64_t *at;
+} Stored;
+
+static uint64_t MASK0[17], MASK1[17];  /* the first n bytes of 16, as the two words */
+
+static void init_masks(void)
+{
+    for (int n = 0; n <= 16; n++) {
+        unsigned char bytes[16];
+        for (int i = 0; i < 16; i++)
+            bytes[i] = i < n ? 0xff : 0;
+        memcpy(&MASK0[n], bytes, 8);
+        memcpy(&MASK1[n], bytes + 8, 8);
+    }
+}
+
+static inline uint64_t mix(uint64_t h)
+{
+    h ^= h >> 32;
+    h *= 0xd6e8feb86659fd93ULL;
+    h ^= h >> 32;
+    h *= 0xd6e8feb86659fd93ULL;
+    h ^= h >> 32;
+    return h;
+}
+
+/* The key of s[0:n]; ``limit``: where s's buffer ends (16 bytes are read at once when they lie within it). */
+static inline Key make_key(const char *s, size_t n, const char *limit)
+{
+    Key k;
+    size_t m = n < 16 ? n : 16;
+    if (s + 16 <= limit) {
+        memcpy(&k.w0, s, 8);
+        memcpy(&k.w1, s + 8, 8);
+        k.w0 &= MASK0[m];
+        k.w1 &= MASK1[m];
+    } else {
+        unsigned char bytes[16] = {0};
+        memcpy(bytes, s, m);
+        memcpy(&k.w0, bytes, 8);
+        memcpy(&k.w1, bytes + 8, 8);
+    }
+    uint64_t h = (k.w0 * 0x9E3779B97F4A7C15ULL) ^ (k.w1 * 0xbf58476d1ce4e5b9ULL) ^ ((uint64_t)n << 56);
+    for (size_t i = 16; i < n; i += 8) {  /* the rest, 8 bytes at a time */
+        uint64_t w = 0;
+        memcpy(&w, s + i, n - i < 8 ? n - i : 8);
+        h = (h ^ w) * 0x94d049bb133111ebULL;
+        h ^= h >> 29;
+    }
+    k.hash = mix(h);
+    k.len = (uint32_t)n;
+    return k;
+}
+
+static int table_init(Table *t, size_t capacity)
+{
+    size_t cap = 64;
+    while (cap < capacity * 2)
+        cap <<= 1;
+    t->slots = (Slot *)malloc(cap * sizeof(Slot));
+    if (!t->slots)
+        return -1;
+    for (size_t i = 0; i < cap; i++)
+        t->slots[i].id = -1;
+    t->mask = cap - 1;
+    t->count = 0;
+    return 0;
+}
+
+static void table_free(Table *t)
+{
+    free(t->slots);
+    t->slots = NULL;
+    t->mask = t->count = 0;
+}
+
+static int table_grow(Table *t)
+{
+    size_t cap = (t->mask + 1) * 2;
+    Slot *slots = (Slot *)malloc(cap * sizeof(Slot));
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < cap; i++)
+        slots[i].id = -1;
+    for (size_t i = 0; i <= t->mask; i++) {
+        if (t->slots[i].id < 0)
+            continue;
+        size_t j = (size_t)t->slots[i].hash & (cap - 1);
+        while (slots[j].id >= 0)
+            j = (j + 1) & (cap - 1);
+        slots[j] = t->slots[i];
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->mask = cap - 1;
+    return 0;
+}
+
+/* The slot holding k's string, or the empty slot where it would go. ``tail``: the string's bytes past 16. */
+static inline Slot *table_probe(const Table *t, const Key *k, const char *tail, Stored stored)
+{
+    size_t j = (size_t)k->hash & t->mask;
+    for (;;) {
+        Slot *slot = &t->slots[j];
+        if (slot->id < 0)
+            return slot;
+        if (slot->hash == k->hash && slot->len == k->len && slot->w0 == k->w0 && slot->w1 == k->w1
+                && (k->len <= 16
+                    || memcmp((const char *)(stored.base + stored.at[slot->id]) + 16, tail, k->len - 16) == 0))
+            return slot;
+        j = (j + 1) & t->mask;
+    }
+}
+
+/* Puts (k, id) in the empty ``slot`` of t, growing t when it is half full. */
+static inline int table_fill(Table *t, Slot *slot, const Key *k, int32_t id)
+{
+    slot->w0 = k->w0;
+    slot->w1 = k->w1;
+    slot->hash = k->hash;
+    slot->len = k->len;
+    slot->id = id;
+    t->count++;
+    if (t->count * 2 > t->mask + 1)
+        return table_grow(t);
+    return 0;
+}
+
+/* Distinct strings, ids in first-seen order, bytes copied into an arena (the topics, and every docno). */
+typedef struct {
+    Table table;
+    char *arena;
+    size_t arena_len, arena_cap;
+    uint64_t *offsets;
+    uint32_t *lens;
+    size_t count, ids_cap;
+} Strings;
+
+static int strings_init(Strings *t, size_t capacity)
+{
+    memset(t, 0, sizeof(*t));
+    return table_init(&t->table, capacity);
+}
+
+static void strings_free(Strings *t)
+{
+    table_free(&t->table);
+    free(t->arena);
+    free(t->offsets);
+    free(t->lens);
+    memset(t, 0, sizeof(*t));
+}
+
+static inline Stored strings_stored(const Strings *t)
+{
+    Stored stored = {(uintptr_t)t->arena, t->offsets};
+    return stored;
+}
+
+/* The id of s[0:n] (key k), added (next id) when new; *slot_out may be given the slot. -1: out of memory. */
+static int64_t strings_intern(Strings *t, const Key *k, const char *s)
+{
+    Slot *slot = table_probe(&t->table, k, s + 16, strings_stored(t));
+    if (slot->id >= 0)
+        return slot->id;
+    size_t n = k->len;
+    if (t->count >= INT32_MAX - 1)
+        return -1;
+    if (t->count == t->ids_cap) {
+        size_t cap = t->ids_cap ? t->ids_cap * 2 : 4096;
+        uint64_t *offsets = (uint64_t *)realloc(t->offsets, cap * sizeof(uint64_t));
+        if (!offsets)
+            return -1;
+        t->offsets = offsets;
+        uint32_t *lens = (uint32_t *)realloc(t->lens, cap * sizeof(uint32_t));
+        if (!lens)
+            return -1;
+        t->lens = lens;
+        t->ids_cap = cap;
+    }
+    if (t->arena_len + n > t->arena_cap) {
+        size_t cap = t->arena_cap ? t->arena_cap : 65536;
+        while (cap < t->arena_len + n)
+            cap *= 2;
+        char *arena = (char *)realloc(t->arena, cap);
+        if (!arena)
+            return -1;
+        t->arena = arena;
+        t->arena_cap = cap;
+    }
+    memcpy(t->arena + t->arena_len, s, n);
+    int32_t id = (int32_t)t->count++;
+    t->offsets[id] = t->arena_len;
+    t->lens[id] = (uint32_t)n;
+    t->arena_len += n;
+    if (table_fill(&t->table, slot, k, id) < 0)
+        return -1;
+    return id;
+}
+
+/* The id of s[0:n], or -1 when absent. */
+static int64_t strings_find(const Strings *t, const char *s, size_t n, const char *limit)
+{
+    Key k = make_key(s, n, limit);
+    return table_probe(&t->table, &k, s + 16, strings_stored(t))->id;
+}
+
+/* ----------------------------------------------------------------------------------------------- scores */
+
+static const double POW10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+#include <float.h>
+
+/* m * 10^e (m < 2^64) exactly rounded to a double, when that can be done without strtod: with a 64-bit mantissa
+ * (x87's long double), m and 10^e (e <= 27) are exact and their product or quotient is rounded once to 64 bits; the
+ * second rounding, to 53 bits, then gives the correctly rounded double unless the 64-bit result lies exactly halfway
+ * between two doubles (its low 11 bits 0x400: the exact value may lie on either side), or the result is not a
+ * normal double. 0: not done (strtod's job). TREC runs printing 17 digits (TREC-8: 4 runs) need this. */
+static int extended_decimal(uint64_t m, int64_t e, int negative, double *value)
+{
+#if LDBL_MANT_DIG == 64
+    static const long double P[28] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+                                      1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+                                      1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+    if (e > 27 || e < -27)
+        return 0;
+    long double v = e >= 0 ? (long double)m * P[e] : (long double)m / P[-e];
+    int exponent2;
+    long double fraction = frexpl(v, &exponent2);               /* v = fraction * 2^exponent2, fraction in [0.5, 1) */
+    uint64_t bits = (uint64_t)ldexpl(fraction, 64);              /* the 64-bit mantissa, exactly */
+    if ((bits & 0x7FF) == 0x400)
+        return 0;
+    double d = (double)v;
+    if (!isnormal(d))
+        return 0;
+    *value = negative ? -d : d;
+    return 1;
+#else
+    (void)m;
+    (void)e;
+    (void)negative;
+    (void)value;
+    return 0;
+#endif
+}
+
+/* Reads s[0:n] when it is wholly [+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)? :
+ * returns 1 and the value (exact) when Clinger's fast path applies, 2 when the syntax holds but the value needs a
+ * correctly rounded conversion (done later, with the GIL), 0 when it is not such a number. */
+static inline int read_decimal(const unsigned char *s, size_t n, double *value)
+{
+    const unsigned char *p = s, *end = s + n;
+    int negative = 0;
+    if (p < end && (*p == '+' || *p == '-')) {
+        negative = (*p == '-');
+        p++;
+    }
+    uint64_t mantissa = 0;
+    int digits = 0;       /* significant digits taken into the mantissa */
+    int dropped = 0;      /* a nonzero digit did not fit */
+    int64_t scale = 0;    /* decimal exponent of the mantissa's last digit */
+    int int_digits = 0, frac_digits = 0;
+    while (p < end && *p >= '0' && *p <= '9') {
+        unsigned d = *p - '0';
+        if (digits < 19) {
+            if (mantissa || d) {
+                mantissa = mantissa * 10 + d;
+                digits++;
+            }
+        } else {
+            scale++;
+            if (d)
+                dropped = 1;
+        }
+        int_digits++;
+        p++;
+    }
+    if (p < end && *p == '.') {
+        p++;
+        while (p < end && *p >= '0' && *p <= '9') {
+            unsigned d = *p - '0';
+            if (digits < 19) {
+                if (mantissa || d) {
+                    mantissa = mantissa * 10 + d;
+                    digits++;
+                }
+                scale--;
+            } else if (d) {
+                dropped = 1;
+            }
+            frac_digits++;
+            p++;
+        }
+    }
+    if (int_digits + frac_digits == 0)
+        return 0;
+    int64_t exponent = 0;
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        int exp_negative = 0;
+        if (p < end && (*p == '+' || *p == '-')) {
+            exp_negative = (*p == '-');
+            p++;
+        }
+        if (p == end)
+            return 0;
+        while (p < end && *p >= '0' && *p <= '9') {
+            if (exponent < 100000000)
+                exponent = exponent * 10 + (*p - '0');
+            p++;
+        }
+        if (exp_negative)
+            exponent = -exponent;
+    }
+    if (p != end)
+        return 0;
+    if (mantissa == 0 && !dropped) {
+        *value = negative ? -0.0 : 0.0;
+        return 1;
+    }
+    int64_t e = exponent + scale;
+    if (dropped)
+        return 2;
+    if (mantissa > (1ULL << 53) || e > 22 || e < -22)
+        return extended_decimal(mantissa, e, negative, value) ? 1 : 2;
+    double v = (double)mantissa;
+    v = e >= 0 ? v * POW10[e] : v / POW10[-e];
+    *value = negative ? -v : v;
+    return 1;
+}
+
+/* -------------------------------------------------------------------------------------------------- runs */
+
+/* Consecutive lines of one topic, in file order. */
+typedef struct {
+    Py_ssize_t start, end;
+    int32_t topic;
+} Block;
+
+typedef struct {
+    char *docnos;      /* the docnos' bytes end to end (then 16 zero bytes), until vocabulary(): the file's bytes are
+                          let go as soon as it is read, so the next file's reuse their memory (keeping every file
+                          until the docnos are hashed faulted in 266 MB of fresh pages for TREC-8: 0.17 CPU-s) */
+    size_t docnos_len, docnos_cap;
+    uint32_t *at;      /* the docno's offset in ``docnos``; after vocabulary(), its id among its topic's docnos */
+    uint16_t *len;     /* the docno's length */
+    double *score;
+    Py_ssize_t n, cap;
+    int64_t *counts;   /* (T + 1,): lines without qrels, then per topic */
+    Block *blocks;
+    Py_ssize_t n_blocks, blocks_cap;
+} RunRows;
+
+static void rows_free(RunRows *r)
+{
+    free(r->docnos);
+    free(r->at);
+    free(r->len);
+    free(r->score);
+    free(r->counts);
+    free(r->blocks);
+    memset(r, 0, sizeof(*r));
+}
+
+static int rows_reserve(RunRows *r, Py_ssize_t need)
+{
+    if (need <= r->cap)
+        return 0;
+    Py_ssize_t cap = r->cap ? r->cap : 4096;
+    while (cap < need)
+        cap *= 2;
+    uint32_t *at = (uint32_t *)realloc(r->at, cap * sizeof(uint32_t));
+    if (!at)
+        return -1;
+    r->at = at;
+    uint16_t *len = (uint16_t *)realloc(r->len, cap * sizeof(uint16_t));
+    if (!len)
+        return -1;
+    r->len = len;
+    double *score = (double *)realloc(r->score, cap * sizeof(double));
+    if (!score)
+        return -1;
+    r->score = score;
+    r->cap = cap;
+    return 0;
+}
+
+static int rows_new_block(RunRows *r, Py_ssize_t start, int32_t topic)
+{
+    if (r->n_blocks == r->blocks_cap) {
+        Py_ssize_t cap = r->blocks_cap ? r->blocks_cap * 2 : 64;
+        Block *blocks = (Block *)realloc(r->blocks, cap * sizeof(Block));
+        if (!blocks)
+            return -1;
+        r->blocks = blocks;
+        r->blocks_cap = cap;
+    }
+    if (r->n_blocks)
+        r->blocks[r->n_blocks - 1].end = start;
+    r->blocks[r->n_blocks].start = start;
+    r->blocks[r->n_blocks].topic = topic;
+    r->n_blocks++;
+    return 0;
+}
+
+/* One topic's docnos across all runs: the table, each docno's first occurrence, then each one's vocabulary id. */
+typedef struct {
+    Slot *keys;       /* per id: its key (the slot it had in the table it was hashed in) */
+    uint64_t *first;  /* per id: the address of its first occurrence */
+    int32_t *final;   /* per id: its position in the sorted vocabulary */
+    Py_ssize_t n, cap;
+    int encoded;      /* encode() has hashed its rows */
+} Group;
+
+static void group_free(Group *g)
+{
+    free(g->keys);
+    free(g->first);
+    free(g->final);
+    memset(g, 0, sizeof(*g));
+}
+
+typedef struct {
+    Py_ssize_t row;
+    const char *text;
+    size_t len;
+} Deferred;
+
+typedef struct {
+    PyObject_HEAD
+    Strings topics;
+    Py_ssize_t n_topics;
+    int float32_ties;
+    int spoiled;     /* a run was refused or memory ran out: the build falls back, this builder is done */
+    int encoded;     /* vocabulary() has run */
+    RunRows *runs;   /* (n_runs,), each filled by add_run(index, ...) */
+    Py_ssize_t n_runs;
+    Group *groups;   /* (T + 1,): per topic code + 1 */
+} Builder;
+
+enum { PARSED = 0, IRREGULAR = 1, NO_MEMORY = 2 };
+
+/* The first delimiter or \n at or after p (end when none); *bad is set when a byte before it is one no regular
+ * file holds: NUL, \v, \f, \r, the blank that is not the delimiter (``other``), or a byte past ASCII. Word at a time: the flags of a word are exact up to its first flagged byte (a borrow only flags bytes
+ * above a flagged one), and only the bytes below the field's end are judged. */
+static inline const unsigned char *field_end(const unsigned char *p, const unsigned char *end, unsigned char delim,
+                                             unsigned char other, int *bad)
+{
+#if WORDWISE
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    const uint64_t delims = ones * delim, newlines = ones * '\n', others = ones * other;
+    while (p + 8 <= end) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t a = w ^ delims, b = w ^ newlines, c = w ^ others, v = w ^ (ones * '\v'), f = w ^ (ones * '\f');
+        uint64_t r = w ^ (ones * '\r');
+        uint64_t found = ((a - ones) & ~a & highs) | ((b - ones) & ~b & highs);
+        uint64_t wrong = ((w - ones) & ~w & highs) | (w & highs) | ((c - ones) & ~c & highs)
+                         | ((v - ones) & ~v & highs) | ((f - ones) & ~f & highs) | ((r - ones) & ~r & highs);
+        if (found) {
+            size_t k = FIRST_BYTE(found);
+            if (k && (wrong & (highs >> (8 * (8 - k)))))
+                *bad = 1;
+            return p + k;
+        }
+        if (wrong)
+            *bad = 1;
+        p += 8;
+    }
+#endif
+    while (p < end && *p != delim && *p != '\n') {
+        if (*p == 0 || *p == '\v' || *p == '\f' || *p == '\r' || *p >= 0x80 || *p == other)
+            *bad = 1;
+        p++;
+    }
+    return p;
+}
+
+/* a[0:n] == b[0:n], both inside [.., end) */
+static inline int same_bytes(const unsigned char *a, const unsigned char *b, size_t n, const unsigned char *end)
+{
+#if WORDWISE
+    if (n <= 8 && a + 8 <= end && b + 8 <= end) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        return ((x ^ y) & MASK0[n]) == 0;
+    }
+#endif
+    return memcmp(a, b, n) == 0;
+}
+
+/* What reading one file keeps between its lines. */
+typedef struct {
+    Builder *b;
+    RunRows *r;
+    const unsigned char *data, *end;
+    const unsigned char *last_topic;
+    size_t last_topic_len;
+    int32_t last_code;
+    const unsigned char *tag;
+    size_t tag_len;
+    int one_tag;
+    Deferred *deferred;
+    Py_ssize_t n_deferred, deferred_cap;
+} Reading;
+
+/* One line's fields kept: topic (f0), docno (f2), score (f4), tag (f5). */
+static inline int take_line(Reading *st, const unsigned char *f0, size_t n0, const unsigned char *f2, size_t n2,
+                            const unsigned char *f4, size_t n4, const unsigned char *f5, size_t n5)
+{
+    RunRows *r = st->r;
+    Py_ssize_t row = r->n;
+    if (*f0 == '#' || n2 > UINT16_MAX)
+        return IRREGULAR;
+    if (row == r->cap && rows_reserve(r, row + 1) < 0)
+        return NO_MEMORY;
+    /* the topic: looked up when it changes, and a new block begins */
+    if (!(st->last_topic && n0 == st->last_topic_len && same_bytes(f0, st->last_topic, n0, st->end))) {
+        st->last_code = (int32_t)strings_find(&st->b->topics, (const char *)f0, n0, (const char *)st->end);
+        st->last_topic = f0;
+        st->last_topic_len = n0;
+        if (rows_new_block(r, row, st->last_code) < 0)
+            return NO_MEMORY;
+    }
+    r->counts[st->last_code + 1]++;
+    /* the docno: copied, to be looked up topic by topic in encode() */
+    if (r->docnos_len + n2 + 16 > r->docnos_cap) {
+        size_t cap = r->docnos_cap ? r->docnos_cap * 2 : 65536;
+        while (cap < r->docnos_len + n2 + 16)
+            cap *= 2;
+        char *grown = (char *)realloc(r->docnos, cap);
+        if (!grown)
+            return NO_MEMORY;
+        r->docnos = grown;
+        r->docnos_cap = cap;
+    }
+    if (r->docnos_len >= UINT32_MAX - n2)
+        return IRREGULAR;  /* docno offsets are 32-bit: a run of 4 GB of docnos is built in Python */
+    char *into = r->docnos + r->docnos_len;
+    if (n2 <= 16 && f2 + 16 <= st->end) {  /* 16 bytes at once: the ones past the docno are written over next */
+        memcpy(into, f2, 16);
+    } else {
+        memcpy(into, f2, n2);
+    }
+    r->at[row] = (uint32_t)r->docnos_len;
+    r->len[row] = (uint16_t)n2;
+    r->docnos_len += n2;
+    /* the score */
+    double value = 0.0;
+    int how = read_decimal(f4, n4, &value);
+    if (how == 0)
+        return IRREGULAR;
+    if (how == 2) {
+        if (st->n_deferred == st->deferred_cap) {
+            Py_ssize_t cap = st->deferred_cap ? st->deferred_cap * 2 : 64;
+            Deferred *grown = (Deferred *)realloc(st->deferred, cap * sizeof(Deferred));
+            if (!grown)
+                return NO_MEMORY;
+            st->deferred = grown;
+            st->deferred_cap = cap;
+        }
+        st->deferred[st->n_deferred].row = row;
+        st->deferred[st->n_deferred].text = (const char *)f4;
+        st->deferred[st->n_deferred].len = n4;
+        st->n_deferred++;
+    }
+    r->score[row] = value;
+    /* the tag */
+    if (st->tag == NULL) {
+        st->tag = f5;
+        st->tag_len = n5;
+    } else if (st->one_tag && (n5 != st->tag_len || !same_bytes(f5, st->tag, n5, st->end))) {
+        st->one_tag = 0;
+    }
+    r->n = row + 1;
+    return PARSED;
+}
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* The separators (delimiter or \n) of the 64 bytes at p, as bits, and whether any of them is a byte no regular file
+ * holds: NUL, \v, \f, \r, the other blank, or past ASCII. (Other control bytes are text, to trec_eval and to the
+ * pure-Python build alike: C isspace is only the six blanks.) */
+static inline uint64_t separators(const unsigned char *p, unsigned char delim, unsigned char other, uint64_t *bad)
+{
+    const __m128i d = _mm_set1_epi8((char)delim), n = _mm_set1_epi8('\n'), o = _mm_set1_epi8((char)other);
+    const __m128i nul = _mm_setzero_si128(), vt = _mm_set1_epi8('\v'), ff = _mm_set1_epi8('\f');
+    const __m128i cr = _mm_set1_epi8('\r');
+    uint64_t found = 0, wrong = 0;
+    for (int k = 0; k < 4; k++) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(p + 16 * k));
+        uint64_t sep = (uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, d), _mm_cmpeq_epi8(x, n)));
+        __m128i blank = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, vt), _mm_cmpeq_epi8(x, ff)),
+                                     _mm_or_si128(_mm_cmpeq_epi8(x, cr), _mm_cmpeq_epi8(x, o)));
+        __m128i no = _mm_or_si128(_mm_or_si128(blank, _mm_cmpeq_epi8(x, nul)), _mm_cmplt_epi8(x, nul));
+        found |= sep << (16 * k);
+        wrong |= (uint64_t)(uint32_t)_mm_movemask_epi8(no) << (16 * k);  /* signed below 0: past ASCII */
+    }
+    *bad = wrong;
+    return found;
+}
+
+/* The lines, 64 bytes at a time: each block's separators found at once, then taken bit by bit (a line is fields
+ * 0-4 ended by the delimiter, field 5 by \n or the end of the file). */
+static int split_lines(Reading *st, unsigned char delim, unsigned char other)
+{
+    const unsigned char *data = st->data;
+    size_t size = (size_t)(st->end - data), start = 0;
+    const unsigned char *f[6];
+    size_t n[6];
+    int j = 0;
+    for (size_t base = 0; base < size; base += 64) {
+        uint64_t bad, sep;
+        if (base + 64 <= size) {
+            sep = separators(data + base, delim, other, &bad);
+        } else {  /* the last bytes, padded with a byte that is neither a separator nor wrong */
+            unsigned char tail[64];
+            memset(tail, 'x', sizeof(tail));
+            memcpy(tail, data + base, size - base);
+            sep = separators(tail, delim, other, &bad);
+        }
+        if (bad)
+            return IRREGULAR;
+        while (sep) {
+            size_t pos = base + (size_t)__builtin_ctzll(sep);
+            sep &= sep - 1;
+            if (pos == start)
+                return IRREGULAR;  /* an empty field, or a blank line */
+            f[j] = data + start;
+            n[j] = pos - start;
+            start = pos + 1;
+            if (j < 5) {
+                if (data[pos] != delim)
+                    return IRREGULAR;  /* fewer than six fields */
+                j++;
+                continue;
+            }
+            if (data[pos] != '\n')
+                return IRREGULAR;  /* a seventh field */
+            int status = take_line(st, f[0], n[0], f[2], n[2], f[4], n[4], f[5], n[5]);
+            if (status != PARSED)
+                return status;
+            j = 0;
+        }
+    }
+    if (j == 5 && start < size)  /* the last line, without its \n */
+        return take_line(st, f[0], n[0], f[2], n[2], f[4], n[4], data + start, size - start);
+    return (j == 0 && start == size) ? PARSED : IRREGULAR;
+}
+
+#else
+
+/* The lines, field by field (field_end). */
+static int split_lines(Reading *st, unsigned char delim, unsigned char other)
+{
+    const unsigned char *p = st->data, *end = st->end;
+    int bad = 0;
+    while (p < end) {
+        const unsigned char *f[6];
+        size_t n[6];
+        for (int j = 0; j < 6; j++) {
+            f[j] = p;
+            p = field_end(p, end, delim, other, &bad);
+            n[j] = (size_t)(p - f[j]);
+            if (n[j] == 0)
+                return IRREGULAR;
+            if (j < 5 && (p == end || *p != delim))
+                return IRREGULAR;
+        }
+        if (p < end) {
+            if (*p != '\n')
+                return IRREGULAR;  /* a seventh field */
+            p++;
+        }
+        if (bad)
+            return IRREGULAR;
+        int status = take_line(st, f[0], n[0], f[2], n[2], f[4], n[4], f[5], n[5]);
+        if (status != PARSED)
+            return status;
+    }
+    return bad ? IRREGULAR : PARSED;
+}
+
+#endif
+
+/* Reads one run file's lines into r (GIL released); st->deferred: scores for the exact slow path. */
+static int parse_lines(Reading *st)
+{
+    const unsigned char *data = st->data, *end = st->end;
+    const unsigned char *q = data;
+    while (q < end && *q != ' ' && *q != '\t' && *q != '\n')
+        q++;
+    if (q == data || q >= end || *q == '\n')
+        return IRREGULAR;
+    const unsigned char delim = *q, other = delim == ' ' ? '\t' : ' ';
+    RunRows *r = st->r;
+    if (rows_reserve(r, (end - data) / 32 + 16) < 0)
+        return NO_MEMORY;
+    r->docnos_cap = (size_t)(end - data) / 2 + 64;  /* pages are faulted in only as they are written */
+    r->docnos = (char *)malloc(r->docnos_cap);
+    if (!r->docnos)
+        return NO_MEMORY;
+    int status = split_lines(st, delim, other);
+    if (status != PARSED)
+        return status;
+    memset(r->docnos + r->docnos_len, 0, 16);  /* the padding make_key may read */
+    if (r->n_blocks)
+        r->blocks[r->n_blocks - 1].end = r->n;
+    return r->n ? PARSED : IRREGULAR;
+}
+
+static PyObject *Builder_add_run(Builder *self, PyObject *args)
+{
+    Py_ssize_t index;
+    PyObject *arg;
+    if (!PyArg_ParseTuple(args, "nO!", &index, &PyBytes_Type, &arg))
+        return NULL;
+    if (self->spoiled)
+        Py_RETURN_NONE;
+    if (self->encoded) {
+        PyErr_SetString(PyExc_RuntimeError, "add_run after vocabulary()");
+        return NULL;
+    }
+    if (index < 0 || index >= self->n_runs || self->runs[index].counts) {
+        PyErr_SetString(PyExc_ValueError, "add_run: run index out of range, or given twice");
+        return NULL;
+    }
+    RunRows *r = &self->runs[index];
+    r->counts = (int64_t *)calloc(self->n_topics + 1, sizeof(int64_t));
+    if (!r->counts)
+        return PyErr_NoMemory();
+    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(arg);
+    Py_ssize_t size = PyBytes_GET_SIZE(arg);
+    Reading st;
+    memset(&st, 0, sizeof(st));
+    st.b = self;
+    st.r = r;
+    st.data = data;
+    st.end = data + size;
+    st.last_code = -1;
+    st.one_tag = 1;
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = parse_lines(&st);
+    Py_END_ALLOW_THREADS
+    if (status == PARSED) {
+        char small[64];
+        for (Py_ssize_t i = 0; i < st.n_deferred && status == PARSED; i++) {
+            size_t n = st.deferred[i].len;
+            char *text = n < sizeof(small) ? small : (char *)PyMem_Malloc(n + 1);
+            if (!text) {
+                status = NO_MEMORY;
+                break;
+            }
+            memcpy(text, st.deferred[i].text, n);
+            text[n] = '\0';
+            char *stop = NULL;
+            double value = PyOS_string_to_double(text, &stop, NULL);
+            if (value == -1.0 && PyErr_Occurred()) {
+                PyErr_Clear();
+                status = IRREGULAR;
+            } else if (stop != text + n || !isfinite(value)) {
+                status = IRREGULAR;
+            } else {
+                r->score[st.deferred[i].row] = value;
+            }
+            if (text != small)
+                PyMem_Free(text);
+        }
+    }
+    free(st.deferred);
+    const unsigned char *tag = st.tag;
+    size_t tag_len = st.tag_len;
+    int one_tag = st.one_tag;
+    PyObject *result = NULL;
+    if (status == PARSED) {
+        result = Py_BuildValue("(y#Oy#)", (const char *)tag, (Py_ssize_t)tag_len, one_tag ? Py_True : Py_False,
+                               (const char *)r->counts, (Py_ssize_t)((self->n_topics + 1) * sizeof(int64_t)));
+        if (result)
+            return result;
+    }
+    rows_free(r);
+    self->spoiled = 1;
+    if (status == NO_MEMORY)
+        return PyErr_NoMemory();
+    if (status == PARSED)  /* Py_BuildValue failed */
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------------------------------- vocabulary */
+
+#define BATCH 16
+
+/* Hashes every run's docnos of group g (topic code g - 1) in the group's own table, in the order of the runs and
+ * their lines: each row's ``at`` becomes its id among the group's docnos. A batch of lines is keyed and its slots
+ * prefetched before any is probed, so the probes' cache misses overlap. */
+static int encode_group(Builder *b, Group *group, Table *table, const Py_ssize_t *block_run,
+                        const Py_ssize_t *block_index, Py_ssize_t n_blocks)
+{
+    for (size_t j = 0; j <= table->mask; j++)  /* the table of the range's previous group, emptied */
+        table->slots[j].id = -1;
+    table->count = 0;
+    Key keys[BATCH];
+    const char *texts[BATCH];
+    uint32_t *ats[BATCH];
+    int in_batch = 0;
+    for (Py_ssize_t k = 0; k <= n_blocks; k++) {
+        RunRows *r = k < n_blocks ? &b->runs[block_run[k]] : NULL;
+        Block *block = r ? &r->blocks[block_index[k]] : NULL;
+        Py_ssize_t start = block ? block->start : 0, end = block ? block->end : 0;
+        for (Py_ssize_t i = start; i <= end; i++) {
+            if (i < end) {
+                const char *text = r->docnos + r->at[i];
+                keys[in_batch] = make_key(text, r->len[i], r->docnos + r->docnos_len + 16);
+                texts[in_batch] = text;
+                ats[in_batch] = &r->at[i];
+                PREFETCH(&table->slots[keys[in_batch].hash & table->mask]);
+                in_batch++;
+            }
+            if (in_batch == BATCH || (in_batch && i == end && k == n_blocks)) {
+                for (int j = 0; j < in_batch; j++) {
+                    Stored stored = {0, group->first};
+                    Slot *slot = table_probe(table, &keys[j], texts[j] + 16, stored);
+                    if (slot->id < 0) {
+                        if (group->n == group->cap) {
+                            Py_ssize_t cap = group->cap ? group->cap * 2 : 4096;
+                            uint64_t *first = (uint64_t *)realloc(group->first, cap * sizeof(uint64_t));
+                            if (!first)
+                                return -1;
+                            group->first = first;
+                            group->cap = cap;
+                        }
+                        int32_t id = (int32_t)group->n++;
+                        group->first[id] = (uint64_t)(uintptr_t)texts[j];
+                        *ats[j] = (uint32_t)id;
+                        if (table_fill(table, slot, &keys[j], id) < 0)  /* may move the slots */
+                            return -1;
+                    } else {
+                        *ats[j] = (uint32_t)slot->id;
+                    }
+                }
+                in_batch = 0;
+            }
+        }
+    }
+    group->keys = (Slot *)malloc((group->n ? group->n : 1) * sizeof(Slot));  /* the keys, by id */
+    if (!group->keys)
+        return -1;
+    for (size_t j = 0; j <= table->mask; j++)
+        if (table->slots[j].id >= 0)
+            group->keys[table->slots[j].id] = table->slots[j];
+    return 0;
+}
+
+/* Every docno of the group into ``all`` (the table of every docno): group->final[id] = its id there. */
+static int intern_group(Strings *all, Group *group)
+{
+    group->final = (int32_t *)malloc((group->n ? group->n : 1) * sizeof(int32_t));
+    if (!group->final)
+        return -1;
+    for (Py_ssize_t start = 0; start < group->n; start += BATCH) {
+        Py_ssize_t stop = start + BATCH < group->n ? start + BATCH : group->n;
+        for (Py_ssize_t id = start; id < stop; id++)
+            PREFETCH(&all->table.slots[group->keys[id].hash & all->table.mask]);
+        for (Py_ssize_t id = start; id < stop; id++) {
+            const Slot *slot = &group->keys[id];
+            Key k = {slot->w0, slot->w1, slot->hash, slot->len};
+            int64_t global = strings_intern(all, &k, (const char *)(uintptr_t)group->first[id]);
+            if (global < 0)
+                return -1;
+            group->final[id] = (int32_t)global;
+        }
+    }
+    free(group->keys);
+    group->keys = NULL;
+    free(group->first);
+    group->first = NULL;
+    return 0;
+}
+
+/* The sort of the vocabulary: the first 16 bytes as two big-endian words, then the rest. */
+typedef struct {
+    uint64_t a, b;
+    uint32_t id, len;
+} SortKey;
+
+static inline uint64_t big_endian(const char *s, size_t n)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < 8; i++)
+        v = (v << 8) | (i < n ? (unsigned char)s[i] : 0);
+    return v;
+}
+
+static inline int key_less(const SortKey *x, const SortKey *y, const Strings *all)
+{
+    if (x->a != y->a)
+        return x->a < y->a;
+    if (x->b != y->b)
+        return x->b < y->b;
+    if (x->len > 16 && y->len > 16) {
+        size_t m = (x->len < y->len ? x->len : y->len) - 16;
+        int c = memcmp(all->arena + all->offsets[x->id] + 16, all->arena + all->offsets[y->id] + 16, m);
+        if (c)
+            return c < 0;
+    }
+    return x->len < y->len;  /* no NUL in a docno: equal padded words and one of 16 bytes or fewer: a prefix */
+}
+
+static void sift_down(SortKey *v, Py_ssize_t root, Py_ssize_t n, const Strings *all)
+{
+    for (;;) {
+        Py_ssize_t child = 2 * root + 1;
+        if (child >= n)
+            return;
+        if (child + 1 < n && key_less(&v[child], &v[child + 1], all))
+            child++;
+        if (!key_less(&v[root], &v[child], all))
+            return;
+        SortKey t = v[root];
+        v[root] = v[child];
+        v[child] = t;
+        root = child;
+    }
+}
+
+/* Introsort: quicksort (median of three), heapsort past a depth limit, insertion sort for short ranges. */
+static void sort_keys(SortKey *v, Py_ssize_t n, const Strings *all, int depth)
+{
+    while (n > 16) {
+        if (depth-- == 0) {
+            for (Py_ssize_t i = n / 2 - 1; i >= 0; i--)
+                sift_down(v, i, n, all);
+            for (Py_ssize_t i = n - 1; i > 0; i--) {
+                SortKey t = v[0];
+                v[0] = v[i];
+                v[i] = t;
+                sift_down(v, 0, i, all);
+            }
+            return;
+        }
+        Py_ssize_t mid = n / 2;
+        if (key_less(&v[mid], &v[0], all)) { SortKey t = v[mid]; v[mid] = v[0]; v[0] = t; }
+        if (key_less(&v[n - 1], &v[0], all)) { SortKey t = v[n - 1]; v[n - 1] = v[0]; v[0] = t; }
+        if (key_less(&v[n - 1], &v[mid], all)) { SortKey t = v[n - 1]; v[n - 1] = v[mid]; v[mid] = t; }
+        SortKey pivot = v[mid];
+        Py_ssize_t i = 0, j = n - 1;
+        for (;;) {
+            while (key_less(&v[i], &pivot, all))
+                i++;
+            while (key_less(&pivot, &v[j], all))
+                j--;
+            if (i >= j)
+                break;
+            SortKey t = v[i];
+            v[i] = v[j];
+            v[j] = t;
+            i++;
+            j--;
+        }
+        Py_ssize_t left = j + 1;  /* v[0:left] <= pivot <= v[left:n] */
+        if (left < n - left) {
+            sort_keys(v, left, all, depth);
+            v += left;
+            n -= left;
+        } else {
+            sort_keys(v + left, n - left, all, depth);
+            n = left;
+        }
+    }
+    for (Py_ssize_t i = 1; i < n; i++) {
+        SortKey x = v[i];
+        Py_ssize_t j = i;
+        while (j > 0 && key_less(&x, &v[j - 1], all)) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+/* Step 2's first half for groups first..end-1, GIL released (-1: out of memory). Groups are disjoint in the rows
+ * they write, so two calls on disjoint ranges may run at once. */
+static int encode_groups(Builder *b, Py_ssize_t first, Py_ssize_t end)
+{
+    Py_ssize_t n = end - first, total = 0;
+    Py_ssize_t *starts = (Py_ssize_t *)calloc(n + 1, sizeof(Py_ssize_t));
+    if (!starts)
+        return -1;
+    for (Py_ssize_t s = 0; s < b->n_runs; s++)
+        for (Py_ssize_t k = 0; k < b->runs[s].n_blocks; k++) {
+            Py_ssize_t g = b->runs[s].blocks[k].topic + 1;
+            if (g >= first && g < end)
+                starts[g - first + 1]++;
+        }
+    for (Py_ssize_t g = 0; g < n; g++)
+        starts[g + 1] += starts[g];
+    total = starts[n];
+    Py_ssize_t *block_run = (Py_ssize_t *)malloc((total ? total : 1) * sizeof(Py_ssize_t));
+    Py_ssize_t *block_index = (Py_ssize_t *)malloc((total ? total : 1) * sizeof(Py_ssize_t));
+    Py_ssize_t *fill = (Py_ssize_t *)malloc((n + 1) * sizeof(Py_ssize_t));
+    int failed = !block_run || !block_index || !fill;
+    if (!failed) {
+        memcpy(fill, starts, (n + 1) * sizeof(Py_ssize_t));
+        for (Py_ssize_t s = 0; s < b->n_runs; s++) {
+            for (Py_ssize_t k = 0; k < b->runs[s].n_blocks; k++) {
+                Py_ssize_t g = b->runs[s].blocks[k].topic + 1;
+                if (g < first || g >= end)
+                    continue;
+                Py_ssize_t at = fill[g - first]++;
+                block_run[at] = s;
+                block_index[at] = k;
+            }
+        }
+    }
+    /* one table for the range's groups, emptied for each: sized for a quarter of the largest group's rows distinct
+     * (TREC-8: 13%), so it seldom grows, and its pages are faulted in once (a table per group: 100 MB for TREC-8) */
+    Py_ssize_t largest = 0;
+    for (Py_ssize_t g = 0; g < n && !failed; g++) {
+        Py_ssize_t rows = 0;
+        for (Py_ssize_t k = starts[g]; k < starts[g + 1]; k++)
+            rows += b->runs[block_run[k]].blocks[block_index[k]].end - b->runs[block_run[k]].blocks[block_index[k]].start;
+        if (rows > largest)
+            largest = rows;
+    }
+    Table table = {NULL, 0, 0};
+    if (!failed && table_init(&table, (size_t)(largest / 4 > 512 ? largest / 4 : 512)) < 0)
+        failed = 1;
+    for (Py_ssize_t g = 0; g < n && !failed; g++) {
+        if (encode_group(b, &b->groups[first + g], &table, block_run + starts[g], block_index + starts[g],
+                         starts[g + 1] - starts[g]) < 0)
+            failed = 1;
+        else
+            b->groups[first + g].encoded = 1;
+    }
+    table_free(&table);
+    free(starts);
+    free(block_run);
+    free(block_index);
+    free(fill);
+    return failed ? -1 : 0;
+}
+
+/* Step 2's second half, GIL released (-1: out of memory): every group's docnos and the qrels' into ``all``, sorted.
+ * qrels_ids: the qrels' docnos' positions in the sorted vocabulary; keys_out: the sorted keys. */
+static int encode_all(Builder *b, Strings *all, const char *qrels, Py_ssize_t qrels_len, const int64_t *offsets,
+                      Py_ssize_t n_qrels, int32_t *qrels_ids, int32_t **rank_out, SortKey **keys_out)
+{
+    Py_ssize_t G = b->n_topics + 1;
+    int failed = 0;
+    for (Py_ssize_t g = 0; g < G && !failed; g++)
+        if (intern_group(all, &b->groups[g]) < 0)
+            failed = 1;
+    for (Py_ssize_t i = 0; i < n_qrels && !failed; i++) {
+        const char *s = qrels + offsets[i];
+        Key k = make_key(s, (size_t)(offsets[i + 1] - offsets[i]), qrels + qrels_len);
+        int64_t id = strings_intern(all, &k, s);
+        if (id < 0)
+            failed = 1;
+        else
+            qrels_ids[i] = (int32_t)id;
+    }
+    if (failed)
+        return -1;
+    size_t V = all->count;
+    SortKey *keys = (SortKey *)malloc((V ? V : 1) * sizeof(SortKey));
+    int32_t *rank = (int32_t *)malloc((V ? V : 1) * sizeof(int32_t));
+    if (!keys || !rank) {
+        free(keys);
+        free(rank);
+        return -1;
+    }
+    for (size_t i = 0; i < V; i++) {
+        const char *s = all->arena + all->offsets[i];
+        size_t n = all->lens[i];
+        keys[i].a = big_endian(s, n);
+        keys[i].b = n > 8 ? big_endian(s + 8, n - 8) : 0;
+        keys[i].id = (uint32_t)i;
+        keys[i].len = (uint32_t)n;
+    }
+    sort_keys(keys, (Py_ssize_t)V, all, 2 * 64);
+    for (size_t i = 0; i < V; i++)
+        rank[keys[i].id] = (int32_t)i;
+    for (Py_ssize_t g = 0; g < G; g++) {
+        Group *group = &b->groups[g];
+        for (Py_ssize_t k = 0; k < group->n; k++)
+            group->final[k] = rank[group->final[k]];
+    }
+    for (Py_ssize_t i = 0; i < n_qrels; i++)
+        qrels_ids[i] = rank[qrels_ids[i]];
+    *rank_out = rank;
+    *keys_out = keys;
+    return 0;
+}
+
+static PyObject *Builder_encode(Builder *self, PyObject *args)
+{
+    Py_ssize_t first, end;
+    if (!PyArg_ParseTuple(args, "nn", &first, &end))
+        return NULL;
+    if (self->encoded || self->spoiled) {
+        PyErr_SetString(PyExc_RuntimeError, "encode() after vocabulary(), or after a refused run");
+        return NULL;
+    }
+    if (first < 0 || end > self->n_topics + 1 || first > end) {
+        PyErr_SetString(PyExc_ValueError, "encode: groups out of range");
+        return NULL;
+    }
+    for (Py_ssize_t s = 0; s < self->n_runs; s++) {
+        if (!self->runs[s].counts) {
+            PyErr_SetString(PyExc_RuntimeError, "encode() before add_run() of every run");
+            return NULL;
+        }
+    }
+    for (Py_ssize_t g = first; g < end; g++) {
+        if (self->groups[g].encoded || self->groups[g].keys) {
+            PyErr_SetString(PyExc_RuntimeError, "encode: a group given twice");
+            return NULL;
+        }
+    }
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = encode_groups(self, first, end);
+    Py_END_ALLOW_THREADS
+    if (status < 0)
+        return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+static PyObject *Builder_vocabulary(Builder *self, PyObject *args)
+{
+    Py_buffer data, offsets;
+    if (!PyArg_ParseTuple(args, "y*y*", &data, &offsets))
+        return NULL;
+    PyObject *result = NULL, *words = NULL, *ids = NULL;
+    Strings all;
+    int32_t *rank = NULL;
+    SortKey *keys = NULL;
+    memset(&all, 0, sizeof(all));
+    if (self->encoded || self->spoiled) {
+        PyErr_SetString(PyExc_RuntimeError, "vocabulary() called twice, or after a refused run");
+        goto done;
+    }
+    for (Py_ssize_t g = 0; g <= self->n_topics; g++) {
+        if (!self->groups[g].encoded) {
+            PyErr_SetString(PyExc_RuntimeError, "vocabulary() before encode() of every group");
+            goto done;
+        }
+    }
+    if (offsets.len % (Py_ssize_t)sizeof(int64_t) != 0 || offsets.len < (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "vocabulary: offsets must be int64, n + 1 of them");
+        goto done;
+    }
+    Py_ssize_t n_qrels = offsets.len / (Py_ssize_t)sizeof(int64_t) - 1;
+    const int64_t *at = (const int64_t *)offsets.buf;
+    for (Py_ssize_t i = 0; i < n_qrels; i++) {
+        if (at[i] < 0 || at[i + 1] < at[i] || at[i + 1] > data.len || at[i + 1] - at[i] >= UINT32_MAX) {
+            PyErr_SetString(PyExc_ValueError, "vocabulary: offsets outside the data");
+            goto done;
+        }
+    }
+    ids = PyBytes_FromStringAndSize(NULL, n_qrels * (Py_ssize_t)sizeof(int32_t));
+    if (!ids)
+        goto done;
+    self->encoded = 1;
+    if (strings_init(&all, 1 << 16) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = encode_all(self, &all, (const char *)data.buf, data.len, at, n_qrels, (int32_t *)PyBytes_AS_STRING(ids),
+                        &rank, &keys);
+    Py_END_ALLOW_THREADS
+    for (Py_ssize_t s = 0; s < self->n_runs; s++) {  /* the docnos are in ``all`` now */
+        free(self->runs[s].docnos);
+        self->runs[s].docnos = NULL;
+    }
+    if (status < 0) {
+        self->spoiled = 1;
+        PyErr_NoMemory();
+        goto done;
+    }
+    words = PyList_New((Py_ssize_t)all.count);
+    if (!words)
+        goto done;
+    for (size_t i = 0; i < all.count; i++) {
+        uint32_t id = keys[i].id;
+        PyObject *word = PyUnicode_DecodeUTF8(all.arena + all.offsets[id], (Py_ssize_t)all.lens[id], "strict");
+        if (!word)
+            goto done;
+        PyList_SET_ITEM(words, (Py_ssize_t)i, word);
+    }
+    result = Py_BuildValue("(OO)", words, ids);
+done:
+    Py_XDECREF(words);
+    Py_XDECREF(ids);
+    free(rank);
+    free(keys);
+    strings_free(&all);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&offsets);
+    return result;
+}
+
+/* ------------------------------------------------------------------------------------------------ place */
+
+typedef struct {
+    double key;    /* the score as compared: single precision with float32 ties */
+    double score;  /* the score as read */
+    int32_t doc;   /* sorted docno id */
+} Entry;
+
+/* a before b in trec_eval order: higher score, then higher docno */
+static inline int before(const Entry *a, const Entry *b)
+{
+    return a->key > b->key || (a->key == b->key && a->doc > b->doc);
+}
+
+/* Stable merge sort of e[0:n] (tmp: room for n). */
+static void merge_sort(Entry *e, Entry *tmp, Py_ssize_t n)
+{
+    if (n <= 24) {
+        for (Py_ssize_t i = 1; i < n; i++) {
+            Entry x = e[i];
+            Py_ssize_t j = i;
+            while (j > 0 && before(&x, &e[j - 1])) {
+                e[j] = e[j - 1];
+                j--;
+            }
+            e[j] = x;
+        }
+        return;
+    }
+    Py_ssize_t half = n / 2;
+    merge_sort(e, tmp, half);
+    merge_sort(e + half, tmp, n - half);
+    if (!before(&e[half], &e[half - 1]))
+        return;
+    memcpy(tmp, e, half * sizeof(Entry));
+    Py_ssize_t i = 0, j = half, k = 0;
+    while (i < half && j < n)
+        e[k++] = before(&e[j], &tmp[i]) ? e[j++] : tmp[i++];
+    while (i < half)
+        e[k++] = tmp[i++];
+}
+
+/* Puts e[0:n] in trec_eval order, stably: the whole block when a score rises, else each run of tied scores. */
+static void order_block(Entry *e, Entry *tmp, Py_ssize_t n)
+{
+    int rises = 0, misordered = 0;
+    for (Py_ssize_t i = 1; i < n; i++) {
+        if (e[i].key > e[i - 1].key) {
+            rises = 1;
+            break;
+        }
+        if (e[i].key == e[i - 1].key && e[i].doc > e[i - 1].doc)
+            misordered = 1;
+    }
+    if (rises) {
+        merge_sort(e, tmp, n);
+        return;
+    }
+    if (!misordered)
+        return;
+    Py_ssize_t start = 0;
+    while (start < n) {
+        Py_ssize_t stop = start + 1;
+        while (stop < n && e[stop].key == e[start].key)
+            stop++;
+        if (stop - start > 1)
+            merge_sort(e + start, tmp, stop - start);
+        start = stop;
+    }
+}
+
+static int writable_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, Py_ssize_t length, const char *what)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    if (view->len != itemsize * length) {
+        PyErr_Format(PyExc_ValueError, "place: %s holds %zd bytes, not %zd", what, view->len, itemsize * length);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *Builder_place(Builder *self, PyObject *args)
+{
+    Py_ssize_t first, stop, width;
+    PyObject *docs_obj, *scores_obj, *repeated_obj;
+    if (!PyArg_ParseTuple(args, "nnnOOO", &first, &stop, &width, &docs_obj, &scores_obj, &repeated_obj))
+        return NULL;
+    if (!self->encoded || self->spoiled) {
+        PyErr_SetString(PyExc_RuntimeError, "place() before vocabulary()");
+        return NULL;
+    }
+    if (first < 0 || stop > self->n_runs || first > stop || width < 1) {
+        PyErr_SetString(PyExc_ValueError, "place: runs or width out of range");
+        return NULL;
+    }
+    Py_ssize_t S = self->n_runs, T = self->n_topics;
+    Py_buffer docs_view, scores_view, repeated_view;
+    if (writable_buffer(docs_obj, &docs_view, 4, S * T * width, "docs") < 0)
+        return NULL;
+    if (writable_buffer(scores_obj, &scores_view, 8, S * T * width, "scores") < 0) {
+        PyBuffer_Release(&docs_view);
+        return NULL;
+    }
+    if (writable_buffer(repeated_obj, &repeated_view, 1, S * T, "repeated") < 0) {
+        PyBuffer_Release(&docs_view);
+        PyBuffer_Release(&scores_view);
+        return NULL;
+    }
+    int32_t *docs = (int32_t *)docs_view.buf;
+    double *scores = (double *)scores_view.buf;
+    uint8_t *repeated = (uint8_t *)repeated_view.buf;
+    size_t V = 0;
+    for (Py_ssize_t g = 0; g <= T; g++)
+        for (Py_ssize_t k = 0; k < self->groups[g].n; k++)
+            if ((size_t)self->groups[g].final[k] + 1 > V)
+                V = (size_t)self->groups[g].final[k] + 1;
+    int float32_ties = self->float32_ties;
+    int failed = 0;
+
+    Py_BEGIN_ALLOW_THREADS
+    uint32_t *stamp = (uint32_t *)calloc(V ? V : 1, sizeof(uint32_t));
+    Py_ssize_t *starts = (Py_ssize_t *)malloc((T + 1) * sizeof(Py_ssize_t));
+    Entry *entries = NULL, *tmp = NULL;
+    Py_ssize_t entries_cap = 0;
+    uint32_t block = 0;
+    if (!stamp || !starts)
+        failed = 1;
+    for (Py_ssize_t s = first; s < stop && !failed; s++) {
+        RunRows *r = &self->runs[s];
+        Py_ssize_t kept = r->n - r->counts[0];
+        if (kept > entries_cap) {
+            free(entries);
+            free(tmp);
+            entries = (Entry *)malloc(kept * sizeof(Entry));
+            tmp = (Entry *)malloc(kept * sizeof(Entry));
+            entries_cap = kept;
+            if (!entries || !tmp) {
+                failed = 1;
+                break;
+            }
+        }
+        Py_ssize_t at = 0;
+        for (Py_ssize_t t = 0; t < T; t++) {
+            starts[t] = at;
+            at += r->counts[t + 1];
+        }
+        for (Py_ssize_t k = 0; k < r->n_blocks; k++) {  /* each topic's lines together, in file order */
+            int32_t t = r->blocks[k].topic;
+            if (t < 0)
+                continue;
+            const int32_t *final = self->groups[t + 1].final;
+            for (Py_ssize_t i = r->blocks[k].start; i < r->blocks[k].end; i++) {
+                Entry *e = &entries[starts[t]++];
+                e->score = r->score[i];
+                e->key = float32_ties ? (double)(float)e->score : e->score;
+                e->doc = final[r->at[i]];
+            }
+        }
+        Entry *e = entries;
+        for (Py_ssize_t t = 0; t < T; t++) {
+            Py_ssize_t n = r->counts[t + 1];
+            order_block(e, tmp, n);
+            Py_ssize_t placed = n < width ? n : width;
+            int32_t *drow = docs + (s * T + t) * width;
+            double *srow = scores + (s * T + t) * width;
+            uint8_t twice = 0;
+            block++;
+            for (Py_ssize_t k = 0; k < placed; k++) {
+                int32_t d = e[k].doc;
+                drow[k] = d;
+                srow[k] = e[k].score;
+                if (stamp[d] == block)
+                    twice = 1;
+                stamp[d] = block;
+            }
+            for (Py_ssize_t k = placed; k < width; k++) {
+                drow[k] = -1;
+                srow[k] = NAN;
+            }
+            repeated[s * T + t] = twice;
+            e += n;
+        }
+    }
+    free(stamp);
+    free(starts);
+    free(entries);
+    free(tmp);
+    Py_END_ALLOW_THREADS
+
+    PyBuffer_Release(&docs_view);
+    PyBuffer_Release(&scores_view);
+    PyBuffer_Release(&repeated_view);
+    if (failed)
+        return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+/* Frees the runs' rows and the groups' ids once placed. */
+static PyObject *Builder_release(Builder *self, PyObject *Py_UNUSED(ignored))
+{
+    for (Py_ssize_t s = 0; s < self->n_runs; s++)
+        rows_free(&self->runs[s]);
+    self->n_runs = 0;
+    if (self->groups)
+        for (Py_ssize_t g = 0; g <= self->n_topics; g++)
+            group_free(&self->groups[g]);
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------------------------------- the type */
+
+static int Builder_init(Builder *self, PyObject *args, PyObject *kwds)
+{
+    static char *keywords[] = {"topics", "float32_ties", "n_runs", NULL};
+    PyObject *topics;
+    int float32_ties = 0;
+    Py_ssize_t n_runs = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!pn", keywords, &PyList_Type, &topics, &float32_ties, &n_runs))
+        return -1;
+    if (n_runs < 0) {
+        PyErr_SetString(PyExc_ValueError, "n_runs must be >= 0");
+        return -1;
+    }
+    if (self->topics.table.slots) {
+        PyErr_SetString(PyExc_RuntimeError, "Builder initialised twice");
+        return -1;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(topics);
+    self->runs = (RunRows *)calloc(n_runs ? n_runs : 1, sizeof(RunRows));
+    if (!self->runs) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->n_runs = n_runs;
+    if (strings_init(&self->topics, (size_t)n) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->n_topics = n;  /* before the groups, so dealloc frees what was made if a step below fails */
+    self->groups = (Group *)calloc(n + 1, sizeof(Group));
+    if (!self->groups) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(topics, i);
+        if (!PyBytes_Check(item)) {
+            PyErr_SetString(PyExc_TypeError, "topics must be a list of bytes");
+            return -1;
+        }
+        const char *s = PyBytes_AS_STRING(item);
+        size_t len = (size_t)PyBytes_GET_SIZE(item);
+        Key key = make_key(s, len, s + len);
+        int64_t id = strings_intern(&self->topics, &key, s);
+        if (id < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        if (id != i) {
+            PyErr_Format(PyExc_ValueError, "topic %R is given twice", item);
+            return -1;
+        }
+    }
+    self->float32_ties = float32_ties;
+    return 0;
+}
+
+static void Builder_dealloc(Builder *self)
+{
+    for (Py_ssize_t s = 0; s < self->n_runs; s++)
+        rows_free(&self->runs[s]);
+    free(self->runs);
+    if (self->groups) {
+        for (Py_ssize_t g = 0; g <= self->n_topics; g++)
+            group_free(&self->groups[g]);
+        free(self->groups);
+    }
+    strings_free(&self->topics);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMethodDef Builder_methods[] = {
+    {"add_run", (PyCFunction)Builder_add_run, METH_VARARGS,
+     "add_run(index, data): read run index's file (bytes); None when it is not regular."},
+    {"encode", (PyCFunction)Builder_encode, METH_VARARGS,
+     "encode(first, end): hash the docnos of groups first..end-1 (topic code + 1)."},
+    {"vocabulary", (PyCFunction)Builder_vocabulary, METH_VARARGS,
+     "Encode the docnos: the sorted vocabulary and the qrels' docnos' ids in it."},
+    {"place", (PyCFunction)Builder_place, METH_VARARGS, "Write runs into the dense arrays."},
+    {"release", (PyCFunction)Builder_release, METH_NOARGS, "Free the rows."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject BuilderType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "evalkit.data._native_runs.Builder",
+    .tp_basicsize = sizeof(Builder),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The compiled reader of regular TREC run files (see the module's source for the interface).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Builder_init,
+    .tp_dealloc = (destructor)Builder_dealloc,
+    .tp_methods = Builder_methods,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_native_runs",
+    "The compiled reader of regular TREC run files for evalkit.data.native_build (issue 30).", -1, NULL,
+};
+
+PyMODINIT_FUNC PyInit__native_runs(void)
+{
+    init_masks();
+    if (PyType_Ready(&BuilderType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m)
+        return NULL;
+    Py_INCREF(&BuilderType);
+    if (PyModule_AddObject(m, "Builder", (PyObject *)&BuilderType) < 0) {
+        Py_DECREF(&BuilderType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

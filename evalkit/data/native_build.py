@@ -1,0 +1,144 @@
+"""The collection build through the compiled reader (issue 30, part 4b: the build within twice the CPU seconds of
+decompressing the files and scanning their newlines).
+
+:mod:`evalkit.data._native_runs` (C, built at install when a compiler is at hand; ``pip install`` works without
+one) reads a *regular* run file in one pass: fields, scores and docno ids together, where the pure-Python build
+(:mod:`evalkit.data.build`) tokenizes with pyarrow, then hashes, merges and orders in further passes. Regular means
+every line six non-empty fields between one delimiter (the same space or tab throughout), ASCII, no NUL, ``\\r``,
+``\\v`` or ``\\f``, no blank or comment line, every score wholly a finite decimal number. :func:`build_arrays`
+returns None for anything else (a file that is not regular, a refused tag column, ``Run`` objects, standard input,
+an unreadable qrels file) and the caller builds with the pure-Python build, which reads every layout the kit reads
+and names each error by file and line: this module never decides what is an error. Both give the same arrays,
+byte for byte (tests/test_native_build.py).
+
+``EVALKIT_NATIVE=0`` in the environment turns the compiled reader off (for comparisons and bug hunts)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from evalkit.data.built_arrays import BuiltArrays
+from evalkit.data.text_fields import STDIN, read_bytes, source_name
+from evalkit.data.trec_files import TIE_MODES, Qrels, Run, read_qrels
+from evalkit.errors import TrecFormatError
+
+try:
+    from evalkit.data import _native_runs
+except ImportError:  # built without a compiler: the pure-Python build does everything
+    _native_runs = None
+
+__all__ = ["available", "enabled", "build_arrays"]
+
+def available() -> bool:
+    """Whether the compiled reader was built and imports."""
+    return _native_runs is not None
+
+
+def enabled() -> bool:
+    """Whether builds try the compiled reader: it is available and ``EVALKIT_NATIVE`` is not ``0``."""
+    return _native_runs is not None and os.environ.get("EVALKIT_NATIVE", "1").strip() != "0"
+
+
+def _file_name(path) -> str:
+    """A run's name when its tag column holds several values (as :func:`evalkit.data.trec_files.parse_run`)."""
+    return Path(path).name.removesuffix(".gz").removeprefix("input.")
+
+
+def build_arrays(sources: list, qrels, topics_of, depth: int | None = None, ties: str = "float64",
+                 one_tag: bool = False) -> BuiltArrays | None:
+    """The arrays of :func:`evalkit.data.build.build_arrays` for run file paths, or None when the compiled reader
+    does not take the input (see the module docstring).
+
+    In :func:`evalkit.data.build.build_threads` threads (the C passes release the GIL): the files read, decompressed
+    and parsed, each thread taking every n-th file (its first file read while the qrels are); the docnos hashed
+    topic by topic, the topics cut into one range per thread by their lines; one sorted vocabulary; the runs placed,
+    one range of runs per thread."""
+    if (not enabled() or not sources or (depth is not None and int(depth) < 1) or ties not in TIE_MODES
+            or any(isinstance(s, Run) or str(s) == STDIN for s in sources)):
+        return None
+    n_threads = max(1, min(len(sources), os.cpu_count() or 1))
+    with ThreadPoolExecutor(n_threads) as pool:
+        first_files = [pool.submit(read_bytes, path) for path in sources[:n_threads]]
+        try:
+            qrels = qrels if isinstance(qrels, Qrels) else read_qrels(qrels)
+        except TrecFormatError:
+            return None  # reported by the pure-Python build, after any run file's error, as it orders them
+        topics = topics_of(qrels.topic)
+        builder = _native_runs.Builder([str(t).encode() for t in topics], ties == "float32", len(sources))
+        parsed: list = [None] * len(sources)
+        stop = threading.Event()
+
+        def parse_share(k: int) -> None:  # files k, k + n_threads, ...: read, decompressed, parsed
+            for i in range(k, len(sources), n_threads):
+                if stop.is_set():
+                    return
+                try:
+                    data = first_files[k].result() if i == k else read_bytes(sources[i])
+                except TrecFormatError:
+                    stop.set()
+                    return
+                parsed[i] = builder.add_run(i, data)
+                del data
+                if parsed[i] is None:
+                    stop.set()
+                    return
+
+        for share in [pool.submit(parse_share, k) for k in range(n_threads)]:
+            share.result()
+        if stop.is_set():
+            return None
+        runs = []
+        for path, (tag, single, _) in zip(sources, parsed):
+            if not single and one_tag:
+                return None  # refused, by line, by the pure-Python build
+            runs.append(Run(name=tag.decode("ascii") if single else _file_name(path), topic=_EMPTY, docno=_EMPTY,
+                            score=_NO_SCORES, ordered=False, source=source_name(path)))
+        counts = np.stack([np.frombuffer(run_counts, np.int64) for _, _, run_counts in parsed])
+        group_lines = counts.sum(axis=0)  # per group (topic code + 1): its lines in every run
+        for done in [pool.submit(builder.encode, lo, hi) for lo, hi in _ranges(group_lines, n_threads)]:
+            done.result()
+        docnos = pa.array(np.asarray(qrels.docno, dtype=object), pa.large_string())
+        offsets = np.frombuffer(docnos.buffers()[1], np.int64, count=len(docnos) + 1, offset=docnos.offset * 8)
+        words, qrels_ids = builder.vocabulary(docnos.buffers()[2] or b"", offsets)
+        vocabulary = np.empty(len(words), dtype=object)
+        vocabulary[:] = words
+        del words
+        sizes = counts[:, 1:]
+        width = int(sizes.max(initial=1)) if depth is None else int(depth)
+        n_runs, n_topics = sizes.shape
+        docs = np.empty((n_runs, n_topics, width), np.int32)
+        scores = np.empty((n_runs, n_topics, width), np.float64)
+        repeated = np.zeros((n_runs, n_topics), bool)
+        run_lines = counts[:, 1:].sum(axis=1)
+        for done in [pool.submit(builder.place, lo, hi, width, docs, scores, repeated)
+                     for lo, hi in _ranges(run_lines, n_threads)]:
+            done.result()
+        builder.release()
+    topic_ids = pc.index_in(pa.array(np.asarray(qrels.topic, dtype=object), pa.string()),
+                            value_set=pa.array(np.asarray(topics, dtype=object), pa.string()))
+    return BuiltArrays(runs, qrels, topics, vocabulary, docs, scores,
+                       topic_ids.to_numpy(zero_copy_only=False).astype(np.int64),
+                       np.frombuffer(qrels_ids, np.int32).copy(), counts[:, 0].copy(), repeated, reader="native")
+
+
+def _ranges(weights: np.ndarray, n_parts: int) -> list[tuple[int, int]]:
+    """``range(len(weights))`` cut into at most ``n_parts`` consecutive (start, end) ranges of about equal weight,
+    none empty unless ``weights`` is."""
+    n = len(weights)
+    if n == 0:
+        return [(0, 0)]
+    total = np.cumsum(weights, dtype=np.float64)
+    cuts = np.searchsorted(total, total[-1] * np.arange(1, n_parts) / n_parts, side="right")
+    edges = sorted({0, n, *(int(c) for c in cuts)})
+    return [(lo, hi) for lo, hi in zip(edges[:-1], edges[1:]) if hi > lo]
+
+
+_EMPTY = pa.array([], pa.string())
+_NO_SCORES = np.zeros(0, np.float64)
