@@ -2,8 +2,10 @@
 decompressing the files and scanning their newlines).
 
 :mod:`evalkit.data._native_runs` (C, built at install when a compiler is at hand; ``pip install`` works without
-one) reads a *regular* run file in one pass: fields, scores and docno ids together, where the pure-Python build
-(:mod:`evalkit.data.build`) tokenizes with pyarrow, then hashes, merges and orders in further passes. Regular means
+one) reads *regular* run files: each file's fields in one pass, then the docnos hashed topic by topic across the
+runs, one sorted vocabulary, each ranking ordered and placed (its source says why in that order), where the
+pure-Python build (:mod:`evalkit.data.build`) tokenizes with pyarrow and converts, hashes, merges and orders column
+by column. Regular means
 every line six non-empty fields between one delimiter (the same space or tab throughout), ASCII, no NUL, ``\\r``,
 ``\\v`` or ``\\f``, no blank or comment line, every score wholly a finite decimal number. :func:`build_arrays`
 returns None for anything else (a file that is not regular, a refused tag column, ``Run`` objects, standard input,
@@ -18,7 +20,6 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -26,7 +27,7 @@ import pyarrow.compute as pc
 
 from evalkit.data.built_arrays import BuiltArrays
 from evalkit.data.text_fields import STDIN, read_bytes, source_name
-from evalkit.data.trec_files import TIE_MODES, Qrels, Run, read_qrels
+from evalkit.data.trec_files import TIE_MODES, Qrels, Run, name_from_file, read_qrels
 from evalkit.errors import TrecFormatError
 
 try:
@@ -35,6 +36,7 @@ except ImportError:  # built without a compiler: the pure-Python build does ever
     _native_runs = None
 
 __all__ = ["available", "enabled", "build_arrays"]
+
 
 def available() -> bool:
     """Whether the compiled reader was built and imports."""
@@ -46,17 +48,12 @@ def enabled() -> bool:
     return _native_runs is not None and os.environ.get("EVALKIT_NATIVE", "1").strip() != "0"
 
 
-def _file_name(path) -> str:
-    """A run's name when its tag column holds several values (as :func:`evalkit.data.trec_files.parse_run`)."""
-    return Path(path).name.removesuffix(".gz").removeprefix("input.")
-
-
 def build_arrays(sources: list, qrels, topics_of, depth: int | None = None, ties: str = "float64",
                  one_tag: bool = False) -> BuiltArrays | None:
     """The arrays of :func:`evalkit.data.build.build_arrays` for run file paths, or None when the compiled reader
     does not take the input (see the module docstring).
 
-    In :func:`evalkit.data.build.build_threads` threads (the C passes release the GIL): the files read, decompressed
+    In one thread per core, at most one per file (the C passes release the GIL): the files read, decompressed
     and parsed, each thread taking every n-th file (its first file read while the qrels are); the docnos hashed
     topic by topic, the topics cut into one range per thread by their lines; one sorted vocabulary; the runs placed,
     one range of runs per thread."""
@@ -98,7 +95,7 @@ def build_arrays(sources: list, qrels, topics_of, depth: int | None = None, ties
         for path, (tag, single, _) in zip(sources, parsed):
             if not single and one_tag:
                 return None  # refused, by line, by the pure-Python build
-            runs.append(Run(name=tag.decode("ascii") if single else _file_name(path), topic=_EMPTY, docno=_EMPTY,
+            runs.append(Run(name=tag.decode("ascii") if single else name_from_file(path), topic=_EMPTY, docno=_EMPTY,
                             score=_NO_SCORES, ordered=False, source=source_name(path)))
         counts = np.stack([np.frombuffer(run_counts, np.int64) for _, _, run_counts in parsed])
         group_lines = counts.sum(axis=0)  # per group (topic code + 1): its lines in every run

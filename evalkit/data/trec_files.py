@@ -312,8 +312,14 @@ def parse_run(path: os.PathLike | str, name: str | None = None, check_duplicates
                                   "holds one run, named by its tag (the 6th column); give every line the run's tag, "
                                   "or split the file into one file per run")
         else:
-            name = STDIN_NAME if source == STDIN_NAME else Path(path).name.removesuffix(".gz").removeprefix("input.")
+            name = STDIN_NAME if source == STDIN_NAME else name_from_file(path)
     return Run(name=name, topic=topic, docno=docno, score=scores, ordered=False, source=source)
+
+
+def name_from_file(path: os.PathLike | str) -> str:
+    """A run's name when its tag column holds several values: its file's name without ``.gz`` and TREC's ``input.``
+    prefix (as trec_eval's users name runs)."""
+    return Path(path).name.removesuffix(".gz").removeprefix("input.")
 
 
 def explain_run_error(path: os.PathLike | str) -> None:
