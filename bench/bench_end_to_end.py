@@ -14,7 +14,8 @@ Collection build.
   outside (start-up and imports included): ``evalkit.evaluate(..., as_frame=False)`` to its ScoreTable against
   dicts read in plain Python and ``pytrec_eval`` (target: ours sooner); a context row to evaluate()'s DataFrame.
 * **Uncached build**: ``Collection.from_runs(the 129 run files, the qrels file)`` (what ``load_dataset("trec8")``
-  does without its cache, before deriving the judged runs: the files are parsed inside the build's threads) against
+  does without its cache, before deriving the judged runs: the files are parsed inside the build's threads, by the
+  compiled reader when the install built it, the note says which) against
   ``pandas.read_csv`` of the same 129 files, in one process, paired rounds interleaved, and again with the process
   on one CPU; ``load_directory(cache=False)`` (judged runs derived too) in the note. Its CPU seconds against the
   floor of any reader, decompressing the 129 files and finding their line ends (target: within 2x). A context row
@@ -82,6 +83,18 @@ peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.s
 frame.to_pickle(out)
 print(json.dumps({{"seconds": seconds, "cpu": cpu, "peak": peak, "rows": len(frame)}}))
 """
+
+
+def _reader_words() -> str:
+    """Which build the rows time: the compiled reader when the install built it (evalkit.data.native_build), else the
+    pure-Python build."""
+    from evalkit.data import native_build
+
+    if native_build.enabled():
+        return ("the compiled reader (evalkit.data.native_build: files read and parsed in the threads, docnos hashed "
+                "topic by topic, runs placed in the threads)")
+    return ("the pure-Python build (the compiled reader is not built or EVALKIT_NATIVE=0: files parsed, each group of "
+            "runs encoded band by band of topics as soon as it is parsed, ordering and placing per run)")
 
 
 def _side(side: str, folder: Path, out: Path, cpus: set | None = None) -> dict:
@@ -234,9 +247,8 @@ def run(rounds: int = ROUNDS, repeat: int = ROUNDS, build_repeat: int = ROUNDS) 
     results.append(pair.result(
         "uncached build of TREC-8: Collection.from_runs(129 run files, qrels file)", "pandas.read_csv (129 files)",
         ">= 2x", 2, timer,
-        f"threads: {len(os.sched_getaffinity(0))} (files parsed, each group of runs encoded band by band of topics as "
-        "soon as it is parsed, ordering and placing per run); load_directory(cache=False), judged runs derived too: "
-        f"{load_t:.2f} s"))
+        f"threads: {len(os.sched_getaffinity(0))}; {_reader_words()}; load_directory(cache=False), judged runs derived "
+        f"too: {load_t:.2f} s"))
     with one_cpu():
         pair = paired(build, lambda: pandas_read_runs(files), build_repeat)
     results.append(pair.result("the same, the process on one CPU", "pandas.read_csv (129 files)", "(context)", None,
