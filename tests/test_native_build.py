@@ -783,3 +783,36 @@ def test_scores_of_16_to_19_digits_are_read_exactly(tmp_path, monkeypatch):
     read = np.sort(collection.scores[~np.isnan(collection.scores)])
     expected = np.sort(np.array([float(text) for text in texts]))
     assert np.array_equal(read.view(np.uint64), expected.view(np.uint64))
+
+
+@pytest.mark.parametrize("undefine", [("__SSE2__",), ("__SSE2__", "__BYTE_ORDER__")],
+                         ids=["word at a time", "byte at a time"])
+def test_the_portable_splitters_read_alike(tmp_path, undefine):
+    """An x86-64 build splits fields 64 bytes at a time with SSE2; elsewhere the reader splits a word at a time
+    (little-endian GCC/Clang) or a byte at a time. Those paths are compiled here, with the macros that choose them
+    undefined, into a copy of the package, and the random and edge cases run against them in a subprocess (a byte
+    path that never advanced past a delimiter once sent every file to the fallback, which only this test sees)."""
+    import shutil
+    import subprocess
+    import sys
+    import sysconfig
+
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if NATIVE_OPTED_OUT or shutil.which(compiler) is None:
+        pytest.skip(f"no C compiler ({compiler}) or EVALKIT_NATIVE=0")
+    root = Path(__file__).resolve().parents[1]
+    copy = tmp_path / "site"
+    shutil.copytree(root / "evalkit", copy / "evalkit", ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
+    target = copy / "evalkit" / "data" / ("_native_runs" + sysconfig.get_config_var("EXT_SUFFIX"))
+    subprocess.run([compiler, "-shared", "-fPIC", "-O1", *(f"-U{name}" for name in undefine),
+                    f"-I{sysconfig.get_paths()['include']}", "-o", str(target),
+                    str(root / "evalkit" / "data" / "_native_runs.c")], check=True, capture_output=True, text=True)
+    environment = {**os.environ, "PYTHONPATH": str(copy)}
+    environment.pop("EVALKIT_NATIVE", None)
+    where = subprocess.run([sys.executable, "-c", "from evalkit.data import _native_runs; print(_native_runs.__file__)"],
+                           env=environment, cwd=copy, capture_output=True, text=True, check=True)
+    assert where.stdout.strip() == str(target)  # the copy's build, not the checkout's
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", str(root / "pyproject.toml"),
+                           "--rootdir", str(root), __file__, "-k", "random_collections or edge_cases or scores_of_16"],
+                          env=environment, cwd=copy, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:]

@@ -752,8 +752,11 @@ static int split_lines(Reading *st, unsigned char delim, unsigned char other)
             n[j] = (size_t)(p - f[j]);
             if (n[j] == 0)
                 return IRREGULAR;
-            if (j < 5 && (p == end || *p != delim))
-                return IRREGULAR;
+            if (j < 5) {
+                if (p == end || *p != delim)
+                    return IRREGULAR;
+                p++;
+            }
         }
         if (p < end) {
             if (*p != '\n')
