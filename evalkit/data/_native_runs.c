@@ -58,6 +58,28 @@
 #define WORDWISE 0
 #endif
 
+/* ------------------------------------------------------------------------------------------ growing arrays */
+
+/* Room for ``need`` items: ``cap`` (``first`` when 0) doubled until it holds them. */
+static inline size_t capacity_for(size_t cap, size_t need, size_t first)
+{
+    if (!cap)
+        cap = first;
+    while (cap < need)
+        cap *= 2;
+    return cap;
+}
+
+/* ``pointer`` reallocated to hold ``count`` of its items; when realloc fails, the enclosing function returns
+ * ``failure`` and ``pointer`` is left as it was (realloc frees nothing when it fails). */
+#define RESIZE_OR_RETURN(pointer, count, failure)                                  \
+    do {                                                                           \
+        void *resized_ = realloc((pointer), (size_t)(count) * sizeof(*(pointer))); \
+        if (!resized_)                                                             \
+            return (failure);                                                      \
+        (pointer) = resized_;                                                      \
+    } while (0)
+
 /* --------------------------------------------------------------------------------------- string interning */
 
 /* A string's key: its first 16 bytes (zero-padded; a docno holds no NUL, so padding cannot make two strings equal),
@@ -242,7 +264,7 @@ static inline Stored strings_stored(const Strings *t)
     return stored;
 }
 
-/* The id of s[0:n] (key k), added (next id) when new; *slot_out may be given the slot. -1: out of memory. */
+/* The id of s[0:n] (key k), added (next id) when new. -1: out of memory, or too many strings. */
 static int64_t strings_intern(Strings *t, const Key *k, const char *s)
 {
     Slot *slot = table_probe(&t->table, k, s + 16, strings_stored(t));
@@ -252,25 +274,14 @@ static int64_t strings_intern(Strings *t, const Key *k, const char *s)
     if (t->count >= INT32_MAX - 1)
         return -1;
     if (t->count == t->ids_cap) {
-        size_t cap = t->ids_cap ? t->ids_cap * 2 : 4096;
-        uint64_t *offsets = (uint64_t *)realloc(t->offsets, cap * sizeof(uint64_t));
-        if (!offsets)
-            return -1;
-        t->offsets = offsets;
-        uint32_t *lens = (uint32_t *)realloc(t->lens, cap * sizeof(uint32_t));
-        if (!lens)
-            return -1;
-        t->lens = lens;
+        size_t cap = capacity_for(t->ids_cap, t->count + 1, 4096);
+        RESIZE_OR_RETURN(t->offsets, cap, -1);
+        RESIZE_OR_RETURN(t->lens, cap, -1);
         t->ids_cap = cap;
     }
     if (t->arena_len + n > t->arena_cap) {
-        size_t cap = t->arena_cap ? t->arena_cap : 65536;
-        while (cap < t->arena_len + n)
-            cap *= 2;
-        char *arena = (char *)realloc(t->arena, cap);
-        if (!arena)
-            return -1;
-        t->arena = arena;
+        size_t cap = capacity_for(t->arena_cap, t->arena_len + n, 65536);
+        RESIZE_OR_RETURN(t->arena, cap, -1);
         t->arena_cap = cap;
     }
     memcpy(t->arena + t->arena_len, s, n);
@@ -452,21 +463,10 @@ static int rows_reserve(RunRows *r, Py_ssize_t need)
 {
     if (need <= r->cap)
         return 0;
-    Py_ssize_t cap = r->cap ? r->cap : 4096;
-    while (cap < need)
-        cap *= 2;
-    uint32_t *at = (uint32_t *)realloc(r->at, cap * sizeof(uint32_t));
-    if (!at)
-        return -1;
-    r->at = at;
-    uint16_t *len = (uint16_t *)realloc(r->len, cap * sizeof(uint16_t));
-    if (!len)
-        return -1;
-    r->len = len;
-    double *score = (double *)realloc(r->score, cap * sizeof(double));
-    if (!score)
-        return -1;
-    r->score = score;
+    Py_ssize_t cap = (Py_ssize_t)capacity_for((size_t)r->cap, (size_t)need, 4096);
+    RESIZE_OR_RETURN(r->at, cap, -1);
+    RESIZE_OR_RETURN(r->len, cap, -1);
+    RESIZE_OR_RETURN(r->score, cap, -1);
     r->cap = cap;
     return 0;
 }
@@ -474,11 +474,8 @@ static int rows_reserve(RunRows *r, Py_ssize_t need)
 static int rows_new_block(RunRows *r, Py_ssize_t start, int32_t topic)
 {
     if (r->n_blocks == r->blocks_cap) {
-        Py_ssize_t cap = r->blocks_cap ? r->blocks_cap * 2 : 64;
-        Block *blocks = (Block *)realloc(r->blocks, cap * sizeof(Block));
-        if (!blocks)
-            return -1;
-        r->blocks = blocks;
+        Py_ssize_t cap = (Py_ssize_t)capacity_for((size_t)r->blocks_cap, (size_t)r->n_blocks + 1, 64);
+        RESIZE_OR_RETURN(r->blocks, cap, -1);
         r->blocks_cap = cap;
     }
     if (r->n_blocks)
@@ -612,13 +609,8 @@ static inline int take_line(Reading *st, const unsigned char *f0, size_t n0, con
     r->counts[st->last_code + 1]++;
     /* the docno: copied, to be looked up topic by topic in encode() */
     if (r->docnos_len + n2 + 16 > r->docnos_cap) {
-        size_t cap = r->docnos_cap ? r->docnos_cap * 2 : 65536;
-        while (cap < r->docnos_len + n2 + 16)
-            cap *= 2;
-        char *grown = (char *)realloc(r->docnos, cap);
-        if (!grown)
-            return NO_MEMORY;
-        r->docnos = grown;
+        size_t cap = capacity_for(r->docnos_cap, r->docnos_len + n2 + 16, 65536);
+        RESIZE_OR_RETURN(r->docnos, cap, NO_MEMORY);
         r->docnos_cap = cap;
     }
     if (r->docnos_len >= UINT32_MAX - n2)
@@ -639,11 +631,8 @@ static inline int take_line(Reading *st, const unsigned char *f0, size_t n0, con
         return IRREGULAR;
     if (how == 2) {
         if (st->n_deferred == st->deferred_cap) {
-            Py_ssize_t cap = st->deferred_cap ? st->deferred_cap * 2 : 64;
-            Deferred *grown = (Deferred *)realloc(st->deferred, cap * sizeof(Deferred));
-            if (!grown)
-                return NO_MEMORY;
-            st->deferred = grown;
+            Py_ssize_t cap = (Py_ssize_t)capacity_for((size_t)st->deferred_cap, (size_t)st->n_deferred + 1, 64);
+            RESIZE_OR_RETURN(st->deferred, cap, NO_MEMORY);
             st->deferred_cap = cap;
         }
         st->deferred[st->n_deferred].row = row;
@@ -915,11 +904,8 @@ static int encode_group(Builder *b, Group *group, Table *table, const Py_ssize_t
                     Slot *slot = table_probe(table, &keys[j], texts[j] + 16, stored);
                     if (slot->id < 0) {
                         if (group->n == group->cap) {
-                            Py_ssize_t cap = group->cap ? group->cap * 2 : 4096;
-                            uint64_t *first = (uint64_t *)realloc(group->first, cap * sizeof(uint64_t));
-                            if (!first)
-                                return -1;
-                            group->first = first;
+                            Py_ssize_t cap = (Py_ssize_t)capacity_for((size_t)group->cap, (size_t)group->n + 1, 4096);
+                            RESIZE_OR_RETURN(group->first, cap, -1);
                             group->cap = cap;
                         }
                         int32_t id = (int32_t)group->n++;
