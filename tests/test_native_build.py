@@ -30,7 +30,7 @@ import pandas as pd
 import pytest
 from conftest import TREC8
 
-from evalkit.data import build
+from evalkit.data import build, native_build
 from evalkit.data.collection import Collection
 from evalkit.data.ordering import sort_topics
 from evalkit.data.trec_files import Run, parse_run, read_qrels
@@ -607,12 +607,10 @@ _MUTATIONS = [b" ", b"\t", b"\r", b"\n", b"\0", b"\v", b"\f", b"\x80", "\u00e9".
               b"\x01", b"\x7f", b"e", b".", b"-", b"\xef\xbb\xbf"]
 
 
-@pytest.mark.parametrize("seed", range(60))
-def test_mutated_files_are_read_natively_exactly_when_regular(tmp_path, monkeypatch, seed):
-    """A run file of fields of every length from 1 to 40 bytes (so fields and line ends fall anywhere in a machine
-    word), one byte or two inserted or replaced at a random place in most of them (a blank, a line end, a NUL, a
-    non-ASCII byte, a '#', a BOM in the middle...): the readers agree, and the native reader ran exactly when the
-    file is regular by :func:`is_regular`."""
+def _mutated_case(tmp_path, seed: int, gz: bool):
+    """A run file of fields of every length from 1 to 40 bytes, most with one or two bytes inserted or replaced at
+    a random place (see the test below), written gzipped or not, and a qrels file: (run path, qrels path, build
+    keyword arguments, the run's text)."""
     rng = np.random.default_rng(seed)
 
     def word(low: int, high: int) -> bytes:
@@ -628,16 +626,53 @@ def test_mutated_files_are_read_natively_exactly_when_regular(tmp_path, monkeypa
     if rng.random() < 0.7:
         at = int(rng.integers(0, len(data) + 1))
         data = data[:at] + _MUTATIONS[int(rng.integers(0, len(_MUTATIONS)))] + data[at + int(rng.integers(0, 2)):]
-    path = tmp_path / ("run.gz" if seed % 4 == 0 else "run")
-    path.write_bytes(_gz(data) if seed % 4 == 0 else data)
+    path = tmp_path / ("run.gz" if gz else "run")
+    path.write_bytes(_gz(data) if gz else data)
     (tmp_path / "q").write_bytes(b"".join(b"%s 0 %s 1\n" % (topic, word(1, 40)) for topic in topics[:2]))
     kwargs = {"depth": None if seed % 2 else int(rng.integers(1, 10))}
-    check_case(monkeypatch, [str(path)], str(tmp_path / "q"), kwargs, None)
-    built = _built_or_error(monkeypatch, True, [str(path)], str(tmp_path / "q"), kwargs)
+    return str(path), str(tmp_path / "q"), kwargs, data
+
+
+def _check_mutated(monkeypatch, path, qrels, kwargs, data) -> None:
+    check_case(monkeypatch, [path], qrels, kwargs, None)
+    built = _built_or_error(monkeypatch, True, [path], qrels, kwargs)
     if is_regular(data):  # a regular file may still be refused (two tags with one_tag, a bad qrels): not here
         assert not isinstance(built, Exception) and built.reader == ("native" if _native_available() else "python")
     elif not isinstance(built, Exception):
         assert built.reader == "python"
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_mutated_files_are_read_natively_exactly_when_regular(tmp_path, monkeypatch, seed):
+    """A run file of fields of every length from 1 to 40 bytes (so fields and line ends fall anywhere in a machine
+    word), one byte or two inserted or replaced at a random place in most of them (a blank, a line end, a NUL, a
+    non-ASCII byte, a '#', a BOM in the middle...): the readers agree, and the native reader ran exactly when the
+    file is regular by :func:`is_regular`."""
+    _check_mutated(monkeypatch, *_mutated_case(tmp_path, seed, gz=seed % 4 == 0))
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_gzip_pieces_ending_anywhere_are_read_alike(tmp_path, monkeypatch, seed):
+    """The compiled reader takes a gzip file in pieces as it is inflated (256 KB at a time, so a test file is one
+    piece): with pieces of 1 to 100 bytes, every line, field, byte-order mark and multi-byte mutation is cut
+    somewhere, and the readers still agree, the native one running exactly when the file is regular."""
+    monkeypatch.setattr(native_build, "_PIECE", [1, 2, 3, 5, 7, 8, 15, 16, 17, 63, 64, 65, 100][seed % 13])
+    path, qrels, kwargs, data = _mutated_case(tmp_path, 1000 + seed, gz=True)
+    if seed % 3 == 0:  # a byte-order mark first, cut anywhere too
+        data = b"\xef\xbb\xbf" + data
+        Path(path).write_bytes(_gz(data))
+    _check_mutated(monkeypatch, path, qrels, kwargs, data)
+
+
+def test_gzip_members_and_pieces(tmp_path, monkeypatch):
+    """A gzip file of several members (as ``cat a.gz b.gz`` makes), read in small pieces: the same as the
+    pure-Python build, natively."""
+    monkeypatch.setattr(native_build, "_PIECE", 7)
+    text = _with_line(b"401 Q0 zz 9 0.25 runA")
+    path = tmp_path / "input.a.gz"
+    path.write_bytes(_gz(text[:10]) + _gz(text[10:41]) + _gz(b"") + _gz(text[41:]))
+    (tmp_path / "q").write_bytes(QRELS)
+    check_case(monkeypatch, [str(path)], str(tmp_path / "q"), {}, "native")
 
 
 def test_relative_paths_are_named_as_given(tmp_path, monkeypatch):

@@ -8,10 +8,15 @@
  *
  * Python interface (the passes release the GIL; calls on disjoint runs or topics may run in threads at once):
  *
- *   Builder(topics: list[bytes], float32_ties: bool, n_runs: int)
- *   .add_run(index, data: bytes) -> None | (tag: bytes, one_tag: bool, counts: bytes)
- *        reads run ``index``'s fields; counts: (T + 1,) int64, the lines of topics without qrels, then each topic's
- *        lines. The bytes are kept (not copied) until vocabulary(). None: not regular (the builder is then done).
+ *   Builder(topics: list[bytes], float32_ties: bool, n_runs: int, n_lanes: int = 1)
+ *   .feed(index, piece, size_hint=0, lane=0) -> bool
+ *        reads the next piece of run ``index``'s file (any bytes-like; the pieces end anywhere, even inside a
+ *        line); False once the file is not regular (the builder is then done). size_hint: the file's size, if
+ *        known; lane: which of n_lanes arenas hold the rows (a lane is used by one thread at a time).
+ *   .finish(index) -> None | (tag: bytes, one_tag: bool, counts: bytes)
+ *        the file's end; counts: (T + 1,) int64, the lines of topics without qrels, then each topic's lines.
+ *        None: not regular (the builder is then done).
+ *   .add_run(index, data, lane=0): feed(index, data, len(data), lane) then finish(index), for a file read whole.
  *   .encode(first, end)
  *        hashes the docnos of groups first..end-1 (a group: topic code + 1; group 0 the lines without qrels), after
  *        every add_run.
@@ -80,6 +85,132 @@ static inline size_t capacity_for(size_t cap, size_t need, size_t first)
         (pointer) = resized_;                                                      \
     } while (0)
 
+/* ------------------------------------------------------------------------------------------- big memory */
+
+/* A build writes about 250 MB of fresh memory for TREC-8 (the rows, the hash tables). Faulted in 4 KB at a time
+ * that was 50-60 k page faults a build, 0.1-0.2 CPU-s of kernel time; mapped here and advised to use the kernel's
+ * 2 MB pages where it has them (Linux's transparent huge pages), it takes a few hundred. Elsewhere: malloc. */
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+typedef struct {
+    char *base;    /* HUGE_PAGE-aligned when mapped */
+    size_t cap;
+    void *map;     /* what to unmap (NULL: base came from malloc) */
+    size_t map_len;
+} Pages;
+
+static int pages_alloc(Pages *p, size_t size)
+{
+    memset(p, 0, sizeof(*p));
+#if defined(__linux__) && defined(MAP_ANONYMOUS)
+    if (size >= HUGE_PAGE / 2) {
+        size_t len = (size + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE + HUGE_PAGE;
+        void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m != MAP_FAILED) {
+            p->map = m;
+            p->map_len = len;
+            p->base = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+            p->cap = len - (size_t)(p->base - (char *)m);
+#if defined(MADV_HUGEPAGE)
+            madvise(p->base, p->cap, MADV_HUGEPAGE);  /* advice: refused or ignored, the pages are 4 KB */
+#endif
+            return 0;
+        }
+    }
+#endif
+    p->base = (char *)malloc(size ? size : 1);
+    p->cap = size;
+    return p->base ? 0 : -1;
+}
+
+static void pages_free(Pages *p)
+{
+#if defined(__linux__) && defined(MAP_ANONYMOUS)
+    if (p->map) {
+        munmap(p->map, p->map_len);
+        memset(p, 0, sizeof(*p));
+        return;
+    }
+#endif
+    free(p->base);
+    memset(p, 0, sizeof(*p));
+}
+
+/* Blocks taken one after another from big slabs: each array a run file's rows grow into is the last block of an
+ * arena of its own (one arena per kind of array, per thread), so it grows in place, and is cut to its length when
+ * the file is read; the next file's array begins where it ends. */
+typedef struct Slab {
+    struct Slab *next;  /* the slab filled before this one */
+    Pages pages;
+    size_t used;
+} Slab;
+
+typedef struct {
+    Slab *head;  /* the slab blocks are taken from */
+} Arena;
+
+#define SLAB_SIZE ((size_t)32 << 20)
+
+static void *arena_take(Arena *a, size_t size)
+{
+    size = (size + 63) & ~(size_t)63;
+    Slab *s = a->head;
+    if (!s || s->pages.cap - s->used < size) {
+        s = (Slab *)calloc(1, sizeof(Slab));
+        if (!s || pages_alloc(&s->pages, size > SLAB_SIZE ? size : SLAB_SIZE) < 0) {
+            free(s);
+            return NULL;
+        }
+        s->next = a->head;
+        a->head = s;
+    }
+    void *block = s->pages.base + s->used;
+    s->used += size;
+    return block;
+}
+
+/* *block (the arena's last block, ``used`` bytes of it in use) made ``size`` bytes: in place when its slab has
+ * room, else moved to a new one. */
+static int arena_resize(Arena *a, void **block, size_t used, size_t size)
+{
+    Slab *s = a->head;
+    char *b = (char *)*block;
+    if (b && s && b >= s->pages.base && b < s->pages.base + s->pages.cap) {
+        size_t at = (size_t)(b - s->pages.base), rounded = (size + 63) & ~(size_t)63;
+        if (rounded <= s->pages.cap - at) {
+            s->used = at + rounded;
+            return 0;
+        }
+    }
+    void *moved = arena_take(a, size);
+    if (!moved)
+        return -1;
+    if (b && used)
+        memcpy(moved, b, used < size ? used : size);
+    *block = moved;
+    return 0;
+}
+
+static void arena_free(Arena *a)
+{
+    while (a->head) {
+        Slab *next = a->head->next;
+        pages_free(&a->head->pages);
+        free(a->head);
+        a->head = next;
+    }
+}
+
+/* The arenas of one thread's run files: their docnos' bytes, offsets, lengths and scores. */
+enum { DOCNOS, AT, LEN, SCORE, KINDS };
+typedef struct {
+    Arena kind[KINDS];
+} Lane;
+
 /* --------------------------------------------------------------------------------------- string interning */
 
 /* A string's key: its first 16 bytes (zero-padded; a docno holds no NUL, so padding cannot make two strings equal),
@@ -100,6 +231,7 @@ typedef struct {
     Slot *slots;
     size_t mask;
     size_t count;
+    Pages pages;  /* where the slots are */
 } Table;
 
 /* Where a table's strings are stored, for the bytes past 16: id -> base + at[id]. */
@@ -164,9 +296,9 @@ static int table_init(Table *t, size_t capacity)
     size_t cap = 64;
     while (cap < capacity * 2)
         cap <<= 1;
-    t->slots = (Slot *)malloc(cap * sizeof(Slot));
-    if (!t->slots)
+    if (pages_alloc(&t->pages, cap * sizeof(Slot)) < 0)
         return -1;
+    t->slots = (Slot *)t->pages.base;
     for (size_t i = 0; i < cap; i++)
         t->slots[i].id = -1;
     t->mask = cap - 1;
@@ -176,7 +308,7 @@ static int table_init(Table *t, size_t capacity)
 
 static void table_free(Table *t)
 {
-    free(t->slots);
+    pages_free(&t->pages);
     t->slots = NULL;
     t->mask = t->count = 0;
 }
@@ -184,9 +316,10 @@ static void table_free(Table *t)
 static int table_grow(Table *t)
 {
     size_t cap = (t->mask + 1) * 2;
-    Slot *slots = (Slot *)malloc(cap * sizeof(Slot));
-    if (!slots)
+    Pages pages;
+    if (pages_alloc(&pages, cap * sizeof(Slot)) < 0)
         return -1;
+    Slot *slots = (Slot *)pages.base;
     for (size_t i = 0; i < cap; i++)
         slots[i].id = -1;
     for (size_t i = 0; i <= t->mask; i++) {
@@ -197,7 +330,8 @@ static int table_grow(Table *t)
             j = (j + 1) & (cap - 1);
         slots[j] = t->slots[i];
     }
-    free(t->slots);
+    pages_free(&t->pages);
+    t->pages = pages;
     t->slots = slots;
     t->mask = cap - 1;
     return 0;
@@ -346,6 +480,38 @@ static int extended_decimal(uint64_t m, int64_t e, int negative, double *value)
  * correctly rounded conversion (done later, with the GIL), 0 when it is not such a number. */
 static inline int read_decimal(const unsigned char *s, size_t n, double *value)
 {
+    /* The common score first: at most 19 digits with at most one point, no exponent (all of TREC-8's but one
+     * run's). Every digit then fits the 64-bit mantissa, so no digit needs the general path's bookkeeping. */
+    if (n <= 19) {
+        const unsigned char *q = s, *stop = s + n;
+        int minus = 0;
+        if (*q == '-' || *q == '+') {
+            minus = *q == '-';
+            q++;
+        }
+        const unsigned char *digits_from = q, *point = NULL;
+        uint64_t m = 0;
+        for (; q < stop; q++) {
+            unsigned d = (unsigned)*q - '0';
+            if (d < 10) {
+                m = m * 10 + d;
+            } else if (*q == '.' && !point) {
+                point = q;
+            } else {
+                break;
+            }
+        }
+        Py_ssize_t n_digits = (stop - digits_from) - (point != NULL);
+        if (q == stop && n_digits > 0) {
+            int64_t e = point ? -(int64_t)(stop - point - 1) : 0;
+            if (m <= (1ULL << 53)) {  /* Clinger's fast path: m and 10^-e exact, one rounding */
+                double v = (double)m;
+                v = e >= 0 ? v : v / POW10[-e];
+                *value = minus ? -v : v;
+                return 1;
+            }
+        }
+    }
     const unsigned char *p = s, *end = s + n;
     int negative = 0;
     if (p < end && (*p == '+' || *p == '-')) {
@@ -434,10 +600,13 @@ typedef struct {
     int32_t topic;
 } Block;
 
+/* One run file's rows. The four arrays of rows are blocks of the arenas of the lane (thread) that read the file,
+ * freed with them. */
 typedef struct {
-    char *docnos;      /* the docnos' bytes end to end (then 16 zero bytes), until vocabulary(): the file's bytes are
-                          let go as soon as it is read, so the next file's reuse their memory (keeping every file
-                          until the docnos are hashed faulted in 266 MB of fresh pages for TREC-8: 0.17 CPU-s) */
+    Lane *lane;
+    char *docnos;      /* the docnos' bytes end to end (then 16 zero bytes), until vocabulary(): the file's text is
+                          let go as it is read (keeping every file until the docnos are hashed faulted in 266 MB of
+                          fresh pages for TREC-8: 0.17 CPU-s) */
     size_t docnos_len, docnos_cap;
     uint32_t *at;      /* the docno's offset in ``docnos``; after vocabulary(), its id among its topic's docnos */
     uint16_t *len;     /* the docno's length */
@@ -446,28 +615,47 @@ typedef struct {
     int64_t *counts;   /* (T + 1,): lines without qrels, then per topic */
     Block *blocks;
     Py_ssize_t n_blocks, blocks_cap;
+    struct Reading *reading;  /* between the first feed() and finish(): what reading the file keeps */
 } RunRows;
 
-static void rows_free(RunRows *r)
+static void reading_free(struct Reading *st);
+
+static void rows_free(RunRows *r)  /* the arrays of rows stay in their arenas until release() */
 {
-    free(r->docnos);
-    free(r->at);
-    free(r->len);
-    free(r->score);
     free(r->counts);
     free(r->blocks);
+    reading_free(r->reading);
     memset(r, 0, sizeof(*r));
 }
+
+static int rows_resize(RunRows *r, Py_ssize_t cap);
 
 static int rows_reserve(RunRows *r, Py_ssize_t need)
 {
     if (need <= r->cap)
         return 0;
     Py_ssize_t cap = (Py_ssize_t)capacity_for((size_t)r->cap, (size_t)need, 4096);
-    RESIZE_OR_RETURN(r->at, cap, -1);
-    RESIZE_OR_RETURN(r->len, cap, -1);
-    RESIZE_OR_RETURN(r->score, cap, -1);
+    return rows_resize(r, cap);
+}
+
+/* The rows' arrays made ``cap`` rows long (cut, at a file's end, or grown). */
+static int rows_resize(RunRows *r, Py_ssize_t cap)
+{
+    if (arena_resize(&r->lane->kind[AT], (void **)&r->at, r->n * sizeof(*r->at), cap * sizeof(*r->at)) < 0
+            || arena_resize(&r->lane->kind[LEN], (void **)&r->len, r->n * sizeof(*r->len), cap * sizeof(*r->len)) < 0
+            || arena_resize(&r->lane->kind[SCORE], (void **)&r->score, r->n * sizeof(*r->score),
+                            cap * sizeof(*r->score)) < 0)
+        return -1;
     r->cap = cap;
+    return 0;
+}
+
+/* Room for ``need`` bytes of docnos (cut, at a file's end, or grown). */
+static int docnos_resize(RunRows *r, size_t cap)
+{
+    if (arena_resize(&r->lane->kind[DOCNOS], (void **)&r->docnos, r->docnos_len, cap) < 0)
+        return -1;
+    r->docnos_cap = cap;
     return 0;
 }
 
@@ -505,8 +693,7 @@ static void group_free(Group *g)
 
 typedef struct {
     Py_ssize_t row;
-    const char *text;
-    size_t len;
+    size_t at, len;  /* the score's text: Reading.deferred_text[at:at + len] */
 } Deferred;
 
 typedef struct {
@@ -516,8 +703,10 @@ typedef struct {
     int float32_ties;
     int spoiled;     /* a run was refused or memory ran out: the build falls back, this builder is done */
     int encoded;     /* vocabulary() has run */
-    RunRows *runs;   /* (n_runs,), each filled by add_run(index, ...) */
+    RunRows *runs;   /* (n_runs,), each filled by feed(index, ...) */
     Py_ssize_t n_runs;
+    Lane *lanes;     /* (n_lanes,): the memory of the rows of the files each thread reads */
+    Py_ssize_t n_lanes;
     Group *groups;   /* (T + 1,): per topic code + 1 */
 } Builder;
 
@@ -559,34 +748,74 @@ static inline const unsigned char *field_end(const unsigned char *p, const unsig
     return p;
 }
 
-/* a[0:n] == b[0:n], both inside [.., end) */
-static inline int same_bytes(const unsigned char *a, const unsigned char *b, size_t n, const unsigned char *end)
+/* A copy of a field the reader compares later lines with (the topic, the tag), padded so 8 bytes can be read. */
+typedef struct {
+    unsigned char *bytes;
+    size_t len, cap;
+} Copy;
+
+static int copy_set(Copy *c, const unsigned char *p, size_t n)
 {
+    if (n + 8 > c->cap) {
+        size_t cap = capacity_for(c->cap, n + 8, 32);
+        RESIZE_OR_RETURN(c->bytes, cap, -1);
+        c->cap = cap;
+    }
+    memcpy(c->bytes, p, n);
+    memset(c->bytes + n, 0, 8);
+    c->len = n;
+    return 0;
+}
+
+/* p[0:n] (inside [.., end)) equals the copy */
+static inline int same_as_copy(const unsigned char *p, size_t n, const Copy *c, const unsigned char *end)
+{
+    if (n != c->len)
+        return 0;
 #if WORDWISE
-    if (n <= 8 && a + 8 <= end && b + 8 <= end) {
+    if (n <= 8 && p + 8 <= end) {
         uint64_t x, y;
-        memcpy(&x, a, 8);
-        memcpy(&y, b, 8);
+        memcpy(&x, p, 8);
+        memcpy(&y, c->bytes, 8);
         return ((x ^ y) & MASK0[n]) == 0;
     }
 #endif
-    return memcmp(a, b, n) == 0;
+    return memcmp(p, c->bytes, n) == 0;
 }
 
-/* What reading one file keeps between its lines. */
-typedef struct {
+/* What reading one file keeps between its lines, and between the pieces of it that feed() is given (a file comes
+ * in pieces as it is decompressed, so the text read at a time stays in cache and no buffer of the whole file is
+ * made: decompressing each file whole faulted in 266 MB of fresh pages for TREC-8, and copied them once more). */
+typedef struct Reading {
     Builder *b;
     RunRows *r;
-    const unsigned char *data, *end;
-    const unsigned char *last_topic;
-    size_t last_topic_len;
+    const unsigned char *data, *end;  /* the span being read: whole lines, the last one ended by \n unless final */
+    int started;                      /* the file's first bytes were seen (and a byte-order mark dropped) */
+    int delim, other;                 /* the delimiter and the other blank; -1 until the first line is read */
+    Copy carry;                       /* the piece's last line, not yet ended: read once its \n comes */
+    Copy topic;                       /* the last line's topic */
+    int has_topic;
     int32_t last_code;
-    const unsigned char *tag;
-    size_t tag_len;
+    Copy tag;
+    int has_tag;
     int one_tag;
     Deferred *deferred;
     Py_ssize_t n_deferred, deferred_cap;
+    char *deferred_text;
+    size_t deferred_len, deferred_cap_text;
 } Reading;
+
+static void reading_free(Reading *st)
+{
+    if (!st)
+        return;
+    free(st->carry.bytes);
+    free(st->topic.bytes);
+    free(st->tag.bytes);
+    free(st->deferred);
+    free(st->deferred_text);
+    free(st);
+}
 
 /* One line's fields kept: topic (f0), docno (f2), score (f4), tag (f5). */
 static inline int take_line(Reading *st, const unsigned char *f0, size_t n0, const unsigned char *f2, size_t n2,
@@ -599,20 +828,17 @@ static inline int take_line(Reading *st, const unsigned char *f0, size_t n0, con
     if (row == r->cap && rows_reserve(r, row + 1) < 0)
         return NO_MEMORY;
     /* the topic: looked up when it changes, and a new block begins */
-    if (!(st->last_topic && n0 == st->last_topic_len && same_bytes(f0, st->last_topic, n0, st->end))) {
+    if (!(st->has_topic && same_as_copy(f0, n0, &st->topic, st->end))) {
         st->last_code = (int32_t)strings_find(&st->b->topics, (const char *)f0, n0, (const char *)st->end);
-        st->last_topic = f0;
-        st->last_topic_len = n0;
-        if (rows_new_block(r, row, st->last_code) < 0)
+        if (copy_set(&st->topic, f0, n0) < 0 || rows_new_block(r, row, st->last_code) < 0)
             return NO_MEMORY;
+        st->has_topic = 1;
     }
     r->counts[st->last_code + 1]++;
     /* the docno: copied, to be looked up topic by topic in encode() */
-    if (r->docnos_len + n2 + 16 > r->docnos_cap) {
-        size_t cap = capacity_for(r->docnos_cap, r->docnos_len + n2 + 16, 65536);
-        RESIZE_OR_RETURN(r->docnos, cap, NO_MEMORY);
-        r->docnos_cap = cap;
-    }
+    if (r->docnos_len + n2 + 16 > r->docnos_cap
+            && docnos_resize(r, capacity_for(r->docnos_cap, r->docnos_len + n2 + 16, 65536)) < 0)
+        return NO_MEMORY;
     if (r->docnos_len >= UINT32_MAX - n2)
         return IRREGULAR;  /* docno offsets are 32-bit: a run of 4 GB of docnos is built in Python */
     char *into = r->docnos + r->docnos_len;
@@ -635,17 +861,25 @@ static inline int take_line(Reading *st, const unsigned char *f0, size_t n0, con
             RESIZE_OR_RETURN(st->deferred, cap, NO_MEMORY);
             st->deferred_cap = cap;
         }
+        if (st->deferred_len + n4 > st->deferred_cap_text) {
+            size_t cap = capacity_for(st->deferred_cap_text, st->deferred_len + n4, 1024);
+            RESIZE_OR_RETURN(st->deferred_text, cap, NO_MEMORY);
+            st->deferred_cap_text = cap;
+        }
+        memcpy(st->deferred_text + st->deferred_len, f4, n4);
         st->deferred[st->n_deferred].row = row;
-        st->deferred[st->n_deferred].text = (const char *)f4;
+        st->deferred[st->n_deferred].at = st->deferred_len;
         st->deferred[st->n_deferred].len = n4;
+        st->deferred_len += n4;
         st->n_deferred++;
     }
     r->score[row] = value;
     /* the tag */
-    if (st->tag == NULL) {
-        st->tag = f5;
-        st->tag_len = n5;
-    } else if (st->one_tag && (n5 != st->tag_len || !same_bytes(f5, st->tag, n5, st->end))) {
+    if (!st->has_tag) {
+        if (copy_set(&st->tag, f5, n5) < 0)
+            return NO_MEMORY;
+        st->has_tag = 1;
+    } else if (st->one_tag && !same_as_copy(f5, n5, &st->tag, st->end)) {
         st->one_tag = 0;
     }
     r->n = row + 1;
@@ -679,8 +913,9 @@ static inline uint64_t separators(const unsigned char *p, unsigned char delim, u
 
 /* The lines, 64 bytes at a time: each block's separators found at once, then taken bit by bit (a line is fields
  * 0-4 ended by the delimiter, field 5 by \n or the end of the file). */
-static int split_lines(Reading *st, unsigned char delim, unsigned char other)
+static int split_lines(Reading *st)
 {
+    const unsigned char delim = (unsigned char)st->delim, other = (unsigned char)st->other;
     const unsigned char *data = st->data;
     size_t size = (size_t)(st->end - data), start = 0;
     const unsigned char *f[6];
@@ -728,8 +963,9 @@ static int split_lines(Reading *st, unsigned char delim, unsigned char other)
 #else
 
 /* The lines, field by field (field_end). */
-static int split_lines(Reading *st, unsigned char delim, unsigned char other)
+static int split_lines(Reading *st)
 {
+    const unsigned char delim = (unsigned char)st->delim, other = (unsigned char)st->other;
     const unsigned char *p = st->data, *end = st->end;
     int bad = 0;
     while (p < end) {
@@ -763,76 +999,215 @@ static int split_lines(Reading *st, unsigned char delim, unsigned char other)
 
 #endif
 
-/* Reads one run file's lines into r (GIL released); st->deferred: scores for the exact slow path. */
-static int parse_lines(Reading *st)
+/* Reads the lines of data[0:n] (GIL released): whole lines, the last ended by \n unless ``final`` (the file's
+ * end). The first span also fixes the delimiter, from the first line's first blank. */
+static int read_span(Reading *st, const unsigned char *data, size_t n)
 {
-    const unsigned char *data = st->data, *end = st->end;
-    const unsigned char *q = data;
-    while (q < end && *q != ' ' && *q != '\t' && *q != '\n')
-        q++;
-    if (q == data || q >= end || *q == '\n')
-        return IRREGULAR;
-    const unsigned char delim = *q, other = delim == ' ' ? '\t' : ' ';
-    RunRows *r = st->r;
-    if (rows_reserve(r, (end - data) / 32 + 16) < 0)
-        return NO_MEMORY;
-    r->docnos_cap = (size_t)(end - data) / 2 + 64;  /* pages are faulted in only as they are written */
-    r->docnos = (char *)malloc(r->docnos_cap);
-    if (!r->docnos)
-        return NO_MEMORY;
-    int status = split_lines(st, delim, other);
+    if (!n)
+        return PARSED;
+    st->data = data;
+    st->end = data + n;
+    if (st->delim < 0) {
+        const unsigned char *q = data, *end = data + n;
+        while (q < end && *q != ' ' && *q != '\t' && *q != '\n')
+            q++;
+        if (q == data || q >= end || *q == '\n')
+            return IRREGULAR;
+        st->delim = *q;
+        st->other = *q == ' ' ? '\t' : ' ';
+    }
+    return split_lines(st);
+}
+
+static int carry_append(Reading *st, const unsigned char *p, size_t n)
+{
+    Copy *c = &st->carry;
+    if (c->len + n + 8 > c->cap) {
+        size_t cap = capacity_for(c->cap, c->len + n + 8, 256);
+        RESIZE_OR_RETURN(c->bytes, cap, NO_MEMORY);
+        c->cap = cap;
+    }
+    memcpy(c->bytes + c->len, p, n);
+    c->len += n;
+    return PARSED;
+}
+
+/* One piece of the file (GIL released): the carried line completed and read, then the piece's whole lines; its
+ * unended last line carried to the next piece. */
+static int feed_piece(Reading *st, const unsigned char *data, size_t n)
+{
+    static const unsigned char BOM[3] = {0xEF, 0xBB, 0xBF};
+    int status;
+    if (!st->started) {  /* the first three bytes gathered, and dropped when they are a UTF-8 byte-order mark */
+        size_t take = 3 - st->carry.len < n ? 3 - st->carry.len : n;
+        if ((status = carry_append(st, data, take)) != PARSED)
+            return status;
+        data += take;
+        n -= take;
+        if (st->carry.len < 3)
+            return PARSED;
+        if (memcmp(st->carry.bytes, BOM, 3) == 0)
+            st->carry.len = 0;
+        st->started = 1;
+    }
+    if (st->carry.len) {
+        const unsigned char *nl = (const unsigned char *)memchr(data, '\n', n);
+        if (!nl)
+            return carry_append(st, data, n);
+        size_t k = (size_t)(nl - data) + 1;
+        if ((status = carry_append(st, data, k)) != PARSED)
+            return status;
+        data += k;
+        n -= k;
+        /* the carry ends with its \n; read it where its bytes are, then forget it */
+        status = read_span(st, st->carry.bytes, st->carry.len);
+        st->carry.len = 0;
+        if (status != PARSED)
+            return status;
+    }
+    size_t whole = n;
+    while (whole && data[whole - 1] != '\n')
+        whole--;
+    if ((status = read_span(st, data, whole)) != PARSED)
+        return status;
+    return carry_append(st, data + whole, n - whole);
+}
+
+/* The file's end (GIL released): its last line, if no \n ended it. */
+static int finish_reading(Reading *st)
+{
+    int status = read_span(st, st->carry.bytes, st->carry.len);
+    st->carry.len = 0;
     if (status != PARSED)
         return status;
+    RunRows *r = st->r;
+    if (!r->n)
+        return IRREGULAR;  /* no line: an empty file */
     memset(r->docnos + r->docnos_len, 0, 16);  /* the padding make_key may read */
     if (r->n_blocks)
         r->blocks[r->n_blocks - 1].end = r->n;
-    return r->n ? PARSED : IRREGULAR;
+    /* the arrays cut to their length: the lane's next file goes on where they end */
+    if (docnos_resize(r, r->docnos_len + 16) < 0 || rows_resize(r, r->n) < 0)
+        return NO_MEMORY;
+    return PARSED;
 }
 
-static PyObject *Builder_add_run(Builder *self, PyObject *args)
+/* Run ``index``'s reading state, made at its first piece (the GIL held). */
+static Reading *reading_of(Builder *self, Py_ssize_t index, Py_ssize_t size_hint, Py_ssize_t lane)
 {
-    Py_ssize_t index;
-    PyObject *arg;
-    if (!PyArg_ParseTuple(args, "nO!", &index, &PyBytes_Type, &arg))
-        return NULL;
-    if (self->spoiled)
-        Py_RETURN_NONE;
     if (self->encoded) {
-        PyErr_SetString(PyExc_RuntimeError, "add_run after vocabulary()");
+        PyErr_SetString(PyExc_RuntimeError, "feed after vocabulary()");
         return NULL;
     }
-    if (index < 0 || index >= self->n_runs || self->runs[index].counts) {
-        PyErr_SetString(PyExc_ValueError, "add_run: run index out of range, or given twice");
+    if (index < 0 || index >= self->n_runs) {
+        PyErr_SetString(PyExc_ValueError, "run index out of range");
+        return NULL;
+    }
+    if (lane < 0 || lane >= self->n_lanes) {
+        PyErr_SetString(PyExc_ValueError, "lane out of range");
         return NULL;
     }
     RunRows *r = &self->runs[index];
+    if (r->reading)
+        return r->reading;
+    if (r->counts) {
+        PyErr_SetString(PyExc_ValueError, "run given twice");
+        return NULL;
+    }
+    Reading *st = (Reading *)calloc(1, sizeof(Reading));
     r->counts = (int64_t *)calloc(self->n_topics + 1, sizeof(int64_t));
-    if (!r->counts)
-        return PyErr_NoMemory();
-    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(arg);
-    Py_ssize_t size = PyBytes_GET_SIZE(arg);
-    Reading st;
-    memset(&st, 0, sizeof(st));
-    st.b = self;
-    st.r = r;
-    st.data = data;
-    st.end = data + size;
-    st.last_code = -1;
-    st.one_tag = 1;
+    if (!st || !r->counts) {
+        free(st);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    st->b = self;
+    st->r = r;
+    st->delim = st->other = -1;
+    st->last_code = -1;
+    st->one_tag = 1;
+    r->reading = st;
+    r->lane = &self->lanes[lane];
+    /* room for as many lines and docno bytes as a file of the size given can hold (a line takes at least 12
+     * bytes): address space, not memory, until written, and cut to what was read at the file's end */
+    Py_ssize_t rows = size_hint > 0 ? size_hint / 12 + 2 : 4096;
+    if (docnos_resize(r, (size_hint > 0 ? (size_t)size_hint : 65536) + 64) < 0 || rows_resize(r, rows) < 0) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    return st;
+}
+
+/* A refused or failed run: its rows freed, the builder spoiled (the build falls back). */
+static void refuse(Builder *self, RunRows *r)
+{
+    rows_free(r);
+    self->spoiled = 1;
+}
+
+/* feed(): True while the file is regular so far; False once it is not (the builder is then done). */
+static PyObject *feed_bytes(Builder *self, Py_ssize_t index, const unsigned char *data, size_t n,
+                            Py_ssize_t size_hint, Py_ssize_t lane)
+{
+    if (self->spoiled)
+        Py_RETURN_FALSE;
+    Reading *st = reading_of(self, index, size_hint, lane);
+    if (!st)
+        return NULL;
     int status;
     Py_BEGIN_ALLOW_THREADS
-    status = parse_lines(&st);
+    status = feed_piece(st, data, n);
     Py_END_ALLOW_THREADS
-    if (status == PARSED) {
+    if (status == PARSED)
+        Py_RETURN_TRUE;
+    refuse(self, &self->runs[index]);
+    if (status == NO_MEMORY)
+        return PyErr_NoMemory();
+    Py_RETURN_FALSE;
+}
+
+static PyObject *Builder_feed(Builder *self, PyObject *args)
+{
+    Py_ssize_t index, size_hint = 0, lane = 0;
+    Py_buffer piece;
+    if (!PyArg_ParseTuple(args, "ny*|nn", &index, &piece, &size_hint, &lane))
+        return NULL;
+    PyObject *result = feed_bytes(self, index, (const unsigned char *)piece.buf, (size_t)piece.len, size_hint,
+                                  lane);
+    PyBuffer_Release(&piece);
+    return result;
+}
+
+static PyObject *finish_run(Builder *self, Py_ssize_t index)
+{
+    if (self->spoiled)
+        Py_RETURN_NONE;
+    if (index < 0 || index >= self->n_runs) {
+        PyErr_SetString(PyExc_ValueError, "finish: run index out of range");
+        return NULL;
+    }
+    if (!self->runs[index].reading) {  /* never fed: an empty file (or one given twice) */
+        self->spoiled = 1;
+        Py_RETURN_NONE;
+    }
+    Reading *st = self->runs[index].reading;
+    if (!st)
+        return NULL;
+    RunRows *r = &self->runs[index];
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = finish_reading(st);
+    Py_END_ALLOW_THREADS
+    if (status == PARSED) {  /* the scores the fast paths left: CPython's correctly rounded conversion */
         char small[64];
-        for (Py_ssize_t i = 0; i < st.n_deferred && status == PARSED; i++) {
-            size_t n = st.deferred[i].len;
+        for (Py_ssize_t i = 0; i < st->n_deferred && status == PARSED; i++) {
+            size_t n = st->deferred[i].len;
             char *text = n < sizeof(small) ? small : (char *)PyMem_Malloc(n + 1);
             if (!text) {
                 status = NO_MEMORY;
                 break;
             }
-            memcpy(text, st.deferred[i].text, n);
+            memcpy(text, st->deferred_text + st->deferred[i].at, n);
             text[n] = '\0';
             char *stop = NULL;
             double value = PyOS_string_to_double(text, &stop, NULL);
@@ -842,30 +1217,55 @@ static PyObject *Builder_add_run(Builder *self, PyObject *args)
             } else if (stop != text + n || !isfinite(value)) {
                 status = IRREGULAR;
             } else {
-                r->score[st.deferred[i].row] = value;
+                r->score[st->deferred[i].row] = value;
             }
             if (text != small)
                 PyMem_Free(text);
         }
     }
-    free(st.deferred);
-    const unsigned char *tag = st.tag;
-    size_t tag_len = st.tag_len;
-    int one_tag = st.one_tag;
-    PyObject *result = NULL;
     if (status == PARSED) {
-        result = Py_BuildValue("(y#Oy#)", (const char *)tag, (Py_ssize_t)tag_len, one_tag ? Py_True : Py_False,
-                               (const char *)r->counts, (Py_ssize_t)((self->n_topics + 1) * sizeof(int64_t)));
-        if (result)
-            return result;
+        PyObject *result = Py_BuildValue("(y#Oy#)", (const char *)st->tag.bytes, (Py_ssize_t)st->tag.len,
+                                         st->one_tag ? Py_True : Py_False, (const char *)r->counts,
+                                         (Py_ssize_t)((self->n_topics + 1) * sizeof(int64_t)));
+        if (!result) {
+            refuse(self, r);
+            return NULL;
+        }
+        reading_free(st);
+        r->reading = NULL;
+        return result;
     }
-    rows_free(r);
-    self->spoiled = 1;
+    refuse(self, r);
     if (status == NO_MEMORY)
         return PyErr_NoMemory();
-    if (status == PARSED)  /* Py_BuildValue failed */
-        return NULL;
     Py_RETURN_NONE;
+}
+
+static PyObject *Builder_finish(Builder *self, PyObject *args)
+{
+    Py_ssize_t index;
+    if (!PyArg_ParseTuple(args, "n", &index))
+        return NULL;
+    return finish_run(self, index);
+}
+
+/* add_run(index, data): feed(index, data) then finish(index), for a file read whole. */
+static PyObject *Builder_add_run(Builder *self, PyObject *args)
+{
+    Py_ssize_t index, lane = 0;
+    Py_buffer data;
+    if (!PyArg_ParseTuple(args, "ny*|n", &index, &data, &lane))
+        return NULL;
+    PyObject *fed = feed_bytes(self, index, (const unsigned char *)data.buf, (size_t)data.len, data.len, lane);
+    PyBuffer_Release(&data);
+    if (fed != Py_True) {
+        if (!fed)
+            return NULL;
+        Py_DECREF(fed);
+        Py_RETURN_NONE;
+    }
+    Py_DECREF(fed);
+    return finish_run(self, index);
 }
 
 /* ------------------------------------------------------------------------------------------- vocabulary */
@@ -1250,10 +1650,10 @@ static PyObject *Builder_vocabulary(Builder *self, PyObject *args)
     status = encode_all(self, &all, (const char *)data.buf, data.len, at, n_qrels, (int32_t *)PyBytes_AS_STRING(ids),
                         &rank, &keys);
     Py_END_ALLOW_THREADS
-    for (Py_ssize_t s = 0; s < self->n_runs; s++) {  /* the docnos are in ``all`` now */
-        free(self->runs[s].docnos);
+    for (Py_ssize_t s = 0; s < self->n_runs; s++)  /* the docnos are in ``all`` now */
         self->runs[s].docnos = NULL;
-    }
+    for (Py_ssize_t l = 0; l < self->n_lanes; l++)
+        arena_free(&self->lanes[l].kind[DOCNOS]);
     if (status < 0) {
         self->spoiled = 1;
         PyErr_NoMemory();
@@ -1481,11 +1881,19 @@ static PyObject *Builder_place(Builder *self, PyObject *args)
 }
 
 /* Frees the runs' rows and the groups' ids once placed. */
+static void lanes_free(Builder *self)
+{
+    for (Py_ssize_t l = 0; l < self->n_lanes; l++)
+        for (int k = 0; k < KINDS; k++)
+            arena_free(&self->lanes[l].kind[k]);
+}
+
 static PyObject *Builder_release(Builder *self, PyObject *Py_UNUSED(ignored))
 {
     for (Py_ssize_t s = 0; s < self->n_runs; s++)
         rows_free(&self->runs[s]);
     self->n_runs = 0;
+    lanes_free(self);
     if (self->groups)
         for (Py_ssize_t g = 0; g <= self->n_topics; g++)
             group_free(&self->groups[g]);
@@ -1496,14 +1904,15 @@ static PyObject *Builder_release(Builder *self, PyObject *Py_UNUSED(ignored))
 
 static int Builder_init(Builder *self, PyObject *args, PyObject *kwds)
 {
-    static char *keywords[] = {"topics", "float32_ties", "n_runs", NULL};
+    static char *keywords[] = {"topics", "float32_ties", "n_runs", "n_lanes", NULL};
     PyObject *topics;
     int float32_ties = 0;
-    Py_ssize_t n_runs = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!pn", keywords, &PyList_Type, &topics, &float32_ties, &n_runs))
+    Py_ssize_t n_runs = 0, n_lanes = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!pn|n", keywords, &PyList_Type, &topics, &float32_ties, &n_runs,
+                                     &n_lanes))
         return -1;
-    if (n_runs < 0) {
-        PyErr_SetString(PyExc_ValueError, "n_runs must be >= 0");
+    if (n_runs < 0 || n_lanes < 1) {
+        PyErr_SetString(PyExc_ValueError, "n_runs must be >= 0 and n_lanes >= 1");
         return -1;
     }
     if (self->topics.table.slots) {
@@ -1517,6 +1926,12 @@ static int Builder_init(Builder *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     self->n_runs = n_runs;
+    self->lanes = (Lane *)calloc(n_lanes, sizeof(Lane));
+    if (!self->lanes) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->n_lanes = n_lanes;
     if (strings_init(&self->topics, (size_t)n) < 0) {
         PyErr_NoMemory();
         return -1;
@@ -1555,6 +1970,8 @@ static void Builder_dealloc(Builder *self)
     for (Py_ssize_t s = 0; s < self->n_runs; s++)
         rows_free(&self->runs[s]);
     free(self->runs);
+    lanes_free(self);
+    free(self->lanes);
     if (self->groups) {
         for (Py_ssize_t g = 0; g <= self->n_topics; g++)
             group_free(&self->groups[g]);
@@ -1565,8 +1982,12 @@ static void Builder_dealloc(Builder *self)
 }
 
 static PyMethodDef Builder_methods[] = {
+    {"feed", (PyCFunction)Builder_feed, METH_VARARGS,
+     "feed(index, piece[, size_hint]): read the next piece of run index's file; False once it is not regular."},
+    {"finish", (PyCFunction)Builder_finish, METH_VARARGS,
+     "finish(index): the file's end; None when it is not regular, else (tag, one_tag, counts)."},
     {"add_run", (PyCFunction)Builder_add_run, METH_VARARGS,
-     "add_run(index, data): read run index's file (bytes); None when it is not regular."},
+     "add_run(index, data): feed(index, data) then finish(index)."},
     {"encode", (PyCFunction)Builder_encode, METH_VARARGS,
      "encode(first, end): hash the docnos of groups first..end-1 (topic code + 1)."},
     {"vocabulary", (PyCFunction)Builder_vocabulary, METH_VARARGS,
