@@ -139,9 +139,18 @@ def assert_same_built(native, python) -> None:
     # equal as compared but not bit for bit (0 and -0; float32 ties), is not defined there
     single = ~python.repeated
     _assert_bitwise(native.scores[single], python.scores[single], np.float64, "scores of rankings without repeats")
-    for column in ("qrels_topic_ids", "qrels_doc_ids"):
-        a, b = getattr(native, column), getattr(python, column)
-        assert a.dtype == b.dtype and np.array_equal(a, b), column
+    # the qrels' rows, in an order of each build's choosing (the collection sorts them): the same rows
+    for column in ("qrels_topic_ids", "qrels_doc_ids", "qrels_grade"):
+        assert getattr(native, column).dtype == getattr(python, column).dtype, column
+    assert (native.qrels_stratum is None) == (python.qrels_stratum is None)
+
+    def rows(built) -> np.ndarray:
+        columns = [built.qrels_topic_ids, built.qrels_doc_ids, built.qrels_grade]
+        columns += [] if built.qrels_stratum is None else [built.qrels_stratum]
+        table = np.stack([np.asarray(c, np.int64) for c in columns], axis=1)
+        return table[np.lexsort(table.T[::-1])]
+
+    assert np.array_equal(rows(native), rows(python)), "the qrels' rows"
     assert python.reader == "python"
 
 

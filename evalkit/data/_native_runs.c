@@ -2,9 +2,9 @@
  *
  * It reads *regular* run files: every line six non-empty fields between one delimiter (the same space or tab
  * throughout), ASCII, no NUL / \r / \v / \f, no blank or comment line, every score wholly a finite decimal number.
- * For anything else add_run() returns None and the caller builds with the pure-Python build (evalkit.data.build),
- * which reads every layout the kit reads and names each error by file and line. Nothing here decides what is an
- * error: an input this reader does not take is simply not read here.
+ * For anything else feed() returns False (finish() None) and the caller builds with the pure-Python build
+ * (evalkit.data.build), which reads every layout the kit reads and names each error by file and line. Nothing here
+ * decides what is an error: an input this reader does not take is simply not read here.
  *
  * Python interface (the passes release the GIL; calls on disjoint runs or topics may run in threads at once):
  *
@@ -16,10 +16,10 @@
  *   .finish(index) -> None | (tag: bytes, one_tag: bool, counts: bytes)
  *        the file's end; counts: (T + 1,) int64, the lines of topics without qrels, then each topic's lines.
  *        None: not regular (the builder is then done).
- *   .add_run(index, data, lane=0): feed(index, data, len(data), lane) then finish(index), for a file read whole.
+ *   .add_run(index, data, lane=0): feed(index, ...) in 256 KB pieces then finish(index), for a file read whole.
  *   .encode(first, end)
  *        hashes the docnos of groups first..end-1 (a group: topic code + 1; group 0 the lines without qrels), after
- *        every add_run.
+ *        every run is finished.
  *   .vocabulary(qrels_data, qrels_offsets) -> (list[str], bytes)
  *        after encode() of every group: the sorted vocabulary (byte order, as strcmp) of every docno and the
  *        qrels' (the strings qrels_data[offsets[i]:offsets[i+1]], offsets n + 1 int64), and the (n,) int32 ids of
@@ -32,15 +32,17 @@
  *   .release()  frees the rows.
  *
  * The passes, and why (TREC-8, 129 runs, 6.3 M lines, 0.35 M docnos, 0.85 M (topic, docno) pairs):
- * 1. add_run: the fields, file by file, 64 bytes at a time where SSE2 is at hand (a word at a time elsewhere); no
- *    lookup yet.
- * 2. encode: the docnos hashed topic by topic across all runs, each topic in a table of its own, so the table of
- *    the topic at hand stays in cache (hashed file by file, the 51 tables missed it on nearly every probe: 1.4 CPU-s
- *    against 0.2); vocabulary: each topic's distinct docnos, and the qrels', into one table, which is sorted.
+ * 1. feed: each file as it is inflated, 256 KB at a time (the piece still in cache): every separator's offset found
+ *    64 bytes at a time (SSE2; a word at a time elsewhere), then the lines six offsets at a time; the docnos copied
+ *    and the scores converted into arenas of 2 MB pages, one per kind of array and thread; no lookup yet.
+ * 2. encode: the docnos hashed topic by topic across all runs, each topic in a table of 8-byte cells that stays in
+ *    cache (hashed file by file, the 51 tables missed it on nearly every probe: 1.4 CPU-s against 0.06);
+ *    vocabulary: each topic's distinct docnos, and the qrels', into one table, which is sorted.
  * 3. place: per run, each topic's ranking ordered and written.
  *
  * Scores are read exactly as strtod reads them: m * 10^e by one correctly rounded operation when m <= 2^53 and
- * |e| <= 22 (Clinger's fast path, exact), else by CPython's correctly rounded PyOS_string_to_double.
+ * |e| <= 22 (Clinger's fast path, exact), with x87 extended precision for 16-19 digit mantissas unless the result
+ * lies halfway, else by CPython's correctly rounded PyOS_string_to_double.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1727,8 +1729,8 @@ static PyObject *Builder_encode(Builder *self, PyObject *args)
         return NULL;
     }
     for (Py_ssize_t s = 0; s < self->n_runs; s++) {
-        if (!self->runs[s].counts) {
-            PyErr_SetString(PyExc_RuntimeError, "encode() before add_run() of every run");
+        if (!self->runs[s].counts || self->runs[s].reading) {
+            PyErr_SetString(PyExc_RuntimeError, "encode() before every run is finished");
             return NULL;
         }
     }

@@ -91,8 +91,8 @@ def build_arrays(sources: list, qrels, topics_of, depth: int | None = None, ties
 
         repeated = np.stack(list(pool.map(place, range(len(runs)))))
     lines_without_qrels = np.array([part.outside[k] for part, _, k in per_run], np.int64)
-    return BuiltArrays(runs, qrels, topics, vocabulary, docs, scores, schedule.qrels_topic_ids, qrels_doc_ids,
-                       lines_without_qrels, repeated)
+    return BuiltArrays(runs, topics, vocabulary, docs, scores, schedule.qrels_topic_ids, qrels_doc_ids, qrels.grade,
+                       qrels.stratum, lines_without_qrels, repeated)
 
 
 class _Schedule:

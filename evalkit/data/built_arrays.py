@@ -7,24 +7,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalkit.data.trec_files import Qrels
 
 
 @dataclass
 class BuiltArrays:
-    """The parsed runs and qrels (for names and error messages), the topics (the qrels', sorted), the sorted
-    vocabulary, the dense ``docs`` and ``scores``, the qrels' topic positions and doc ids, per run the lines whose
-    topic has no qrels, and (S, T) the rankings that hold a document twice; ``reader`` says which build made them
-    (``"python"`` or ``"native"``: the same arrays either way, tests/test_native_build.py)."""
+    """The parsed runs (for names and error messages), the topics (the qrels', sorted), the sorted vocabulary, the
+    dense ``docs`` and ``scores``, the qrels' topic positions, doc ids, grades and strata (row for row, in an order
+    of the build's choosing), per run the lines whose topic has no qrels, and (S, T) the rankings that hold a
+    document twice; ``reader`` says which build made them (``"python"`` or ``"native"``: the same arrays either way,
+    tests/test_native_build.py)."""
 
     runs: list
-    qrels: Qrels
     topics: np.ndarray
     vocabulary: np.ndarray
     docs: np.ndarray
     scores: np.ndarray
     qrels_topic_ids: np.ndarray
     qrels_doc_ids: np.ndarray
+    qrels_grade: np.ndarray
+    qrels_stratum: np.ndarray | None
     lines_without_qrels: np.ndarray
     repeated: np.ndarray
     reader: str = "python"

@@ -440,14 +440,14 @@ class Collection:
         if not runs:
             raise ValueError("a collection needs at least one run")
         built = build_arrays(list(runs), qrels, sort_topics, depth, ties, one_tag)
-        runs, qrels, topics = built.runs, built.qrels, built.topics
+        runs, topics = built.runs, built.topics
         names = [r.name for r in runs]
         _check_unique_names(runs, names_seen, first_run)
         _check_duplicates(runs, built.repeated, topics)
 
         judged = JudgedSet.from_arrays(
-            built.qrels_topic_ids, built.qrels_doc_ids, qrels.grade, len(topics),
-            len(built.vocabulary), qrels.stratum,
+            built.qrels_topic_ids, built.qrels_doc_ids, built.qrels_grade, len(topics),
+            len(built.vocabulary), built.qrels_stratum,
         )
         info = pd.DataFrame(index=pd.Index(names, name="run"))
         if runs_info is not None:

@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 
 from evalkit.data.built_arrays import BuiltArrays
 from evalkit.data.text_fields import STDIN, read_bytes, source_name
-from evalkit.data.trec_files import TIE_MODES, Qrels, Run, name_from_file, read_qrels
+from evalkit.data.trec_files import TIE_MODES, Qrels, QrelsColumns, Run, name_from_file, read_qrels_columns
 from evalkit.errors import TrecFormatError
 
 try:
@@ -75,10 +75,10 @@ def build_arrays(sources: list, qrels, topics_of, depth: int | None = None, ties
     with ThreadPoolExecutor(n_threads) as pool:
         first_files = [pool.submit(_raw_bytes, path) for path in sources[:n_threads]]
         try:
-            qrels = qrels if isinstance(qrels, Qrels) else read_qrels(qrels)
+            qrels = _qrels_columns(qrels)
         except TrecFormatError:
             return None  # reported by the pure-Python build, after any run file's error, as it orders them
-        topics = topics_of(qrels.topic)
+        topics = topics_of(pc.unique(qrels.topic).to_numpy(zero_copy_only=False))
         builder = _native_runs.Builder([str(t).encode() for t in topics], ties == "float32", len(sources),
                                          n_threads)
         parsed: list = [None] * len(sources)
@@ -109,7 +109,7 @@ def build_arrays(sources: list, qrels, topics_of, depth: int | None = None, ties
         group_lines = counts.sum(axis=0)  # per group (topic code + 1): its lines in every run
         for done in [pool.submit(builder.encode, lo, hi) for lo, hi in _ranges(group_lines, n_threads)]:
             done.result()
-        docnos = pa.array(np.asarray(qrels.docno, dtype=object), pa.large_string())
+        docnos = qrels.docno.cast(pa.large_string())
         offsets = np.frombuffer(docnos.buffers()[1], np.int64, count=len(docnos) + 1, offset=docnos.offset * 8)
         words, qrels_ids = builder.vocabulary(docnos.buffers()[2] or b"", offsets)
         vocabulary = np.empty(len(words), dtype=object)
@@ -126,11 +126,23 @@ def build_arrays(sources: list, qrels, topics_of, depth: int | None = None, ties
                      for lo, hi in _ranges(run_lines, n_threads)]:
             done.result()
         builder.release()
-    topic_ids = pc.index_in(pa.array(np.asarray(qrels.topic, dtype=object), pa.string()),
-                            value_set=pa.array(np.asarray(topics, dtype=object), pa.string()))
-    return BuiltArrays(runs, qrels, topics, vocabulary, docs, scores,
-                       topic_ids.to_numpy(zero_copy_only=False).astype(np.int64),
-                       np.frombuffer(qrels_ids, np.int32).copy(), counts[:, 0].copy(), repeated, reader="native")
+    topic_ids = pc.index_in(qrels.topic, value_set=pa.array(np.asarray(topics, dtype=object), pa.string()))
+    return BuiltArrays(runs, topics, vocabulary, docs, scores, topic_ids.to_numpy(zero_copy_only=False).astype(np.int64),
+                       np.frombuffer(qrels_ids, np.int32).copy(), qrels.grade, qrels.stratum, counts[:, 0].copy(),
+                       repeated, reader="native")
+
+
+def _qrels_columns(qrels) -> QrelsColumns:
+    """The qrels' columns, from a :class:`Qrels` or read from a file (unsorted: the build needs no order), each id
+    column one contiguous pyarrow string array."""
+    if isinstance(qrels, Qrels):
+        return QrelsColumns(pa.array(np.asarray(qrels.topic, dtype=object), pa.string()),
+                            pa.array(np.asarray(qrels.docno, dtype=object), pa.string()), qrels.grade, qrels.stratum,
+                            qrels.name)
+    columns = read_qrels_columns(qrels)
+    whole = [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in (columns.topic, columns.docno)]
+    return QrelsColumns(pc.cast(whole[0], pa.string()), pc.cast(whole[1], pa.string()),
+                        columns.grade, columns.stratum, columns.name)
 
 
 def _raw_bytes(path) -> bytes | None:

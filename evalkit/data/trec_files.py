@@ -360,16 +360,21 @@ STRATUM_MAX = 2**31 - 1
 _QRELS_FIELDS = "4 columns (topic iter docno rel) or 5 (topic iter docno stratum rel)"
 
 
-def read_qrels(path: os.PathLike | str) -> Qrels:
-    """Read qrels: 4 columns ``topic iter docno rel`` or 5 columns ``topic iter docno stratum rel`` (``-`` reads
-    standard input).
+@dataclass
+class QrelsColumns:
+    """A qrels file's columns as read, in file order (pyarrow string arrays ``topic`` and ``docno``, ``grade`` and
+    ``stratum`` as :class:`Qrels` has them), checked as :func:`read_qrels` checks them: what a collection build needs
+    of the file, without sorting it or making a Python string of each id."""
 
-    The form is taken from the first data line; every line must then have the same number of columns. Blank
-    lines and comment lines (first field starting with ``#``) are skipped. Grades are read as trec_eval's atol
-    reads them but must be wholly decimal integers in ``GRADE_MIN..GRADE_MAX`` (-2147483646..2147483647);
-    strata integers in ``0..2147483647``. A (topic, docno) pair may appear once. Every problem raises
-    :class:`TrecFormatError` naming the file, the line and what is wrong.
-    """
+    topic: pa.Array
+    docno: pa.Array
+    grade: np.ndarray
+    stratum: np.ndarray | None
+    name: str
+
+
+def read_qrels_columns(path: os.PathLike | str) -> QrelsColumns:
+    """:func:`read_qrels`' columns, in file order, every check made: the same errors, raised at the same lines."""
     source = source_name(path)
     data = read_bytes(path)
     check_bytes(source, data)
@@ -387,14 +392,29 @@ def read_qrels(path: os.PathLike | str) -> Qrels:
     found = duplicate_rows(topic, docno)
     if found is not None:
         raise_duplicate(source, fields, topic, docno, found)
+    return QrelsColumns(topic=topic, docno=docno, grade=grade, stratum=stratum, name=Path(source).name)
+
+
+def read_qrels(path: os.PathLike | str) -> Qrels:
+    """Read qrels: 4 columns ``topic iter docno rel`` or 5 columns ``topic iter docno stratum rel`` (``-`` reads
+    standard input).
+
+    The form is taken from the first data line; every line must then have the same number of columns. Blank
+    lines and comment lines (first field starting with ``#``) are skipped. Grades are read as trec_eval's atol
+    reads them but must be wholly decimal integers in ``GRADE_MIN..GRADE_MAX`` (-2147483646..2147483647);
+    strata integers in ``0..2147483647``. A (topic, docno) pair may appear once. Every problem raises
+    :class:`TrecFormatError` naming the file, the line and what is wrong.
+    """
+    columns = read_qrels_columns(path)
+    topic, docno = columns.topic, columns.docno
     order = pc.sort_indices(pa.table({"t": topic, "d": docno}), [("t", "ascending"), ("d", "ascending")])
     order = order.to_numpy()
     return Qrels(
         topic=np.asarray(topic.take(order).to_numpy(zero_copy_only=False), object),
         docno=np.asarray(docno.take(order).to_numpy(zero_copy_only=False), object),
-        grade=grade[order],
-        stratum=None if stratum is None else stratum[order],
-        name=Path(source).name,
+        grade=columns.grade[order],
+        stratum=None if columns.stratum is None else columns.stratum[order],
+        name=columns.name,
     )
 
 
