@@ -154,23 +154,29 @@ typedef struct Slab {
 } Slab;
 
 typedef struct {
-    Slab *head;  /* the slab blocks are taken from */
+    Slab *head;    /* the slab blocks are taken from */
+    size_t taken;  /* the bytes of its slabs */
 } Arena;
 
-#define SLAB_SIZE ((size_t)32 << 20)
+#define SLAB_SIZE ((size_t)32 << 20)  /* the largest slab made for small blocks */
 
 static void *arena_take(Arena *a, size_t size)
 {
     size = (size + 63) & ~(size_t)63;
     Slab *s = a->head;
     if (!s || s->pages.cap - s->used < size) {
+        /* slabs grow with the arena (four blocks' worth, then as much as the arena holds, up to SLAB_SIZE): a
+         * small build maps a few small slabs (malloc, below 1 MB) and does not fault in 2 MB pages it leaves empty */
+        size_t slab = 4 * size > a->taken ? 4 * size : a->taken;
+        slab = slab < SLAB_SIZE ? slab : SLAB_SIZE;
         s = (Slab *)calloc(1, sizeof(Slab));
-        if (!s || pages_alloc(&s->pages, size > SLAB_SIZE ? size : SLAB_SIZE) < 0) {
+        if (!s || pages_alloc(&s->pages, size > slab ? size : slab) < 0) {
             free(s);
             return NULL;
         }
         s->next = a->head;
         a->head = s;
+        a->taken += s->pages.cap;
     }
     void *block = s->pages.base + s->used;
     s->used += size;
@@ -207,6 +213,7 @@ static void arena_free(Arena *a)
         free(a->head);
         a->head = next;
     }
+    a->taken = 0;
 }
 
 /* The arenas of one thread's run files: their docnos' bytes, offsets, lengths and scores. */
