@@ -14,9 +14,10 @@ Not a `make bench` module (it has no peer and no target): it prints, for the 129
   scores, docno words);
 * the build itself (``Collection.from_runs``, the default two threads), with the compiled reader
   (:mod:`evalkit.data.native_build`, when the install built it) and without it (``EVALKIT_NATIVE=0``, the pure-Python
-  build): its process CPU seconds, and the thread CPU seconds of each step (the compiled reader: reading and
-  decompressing the files, then the Builder's passes; the pure-Python build: parsing, preparing and hashing the
-  bands, placing); "the rest" is the process total minus those steps.
+  build): its process CPU seconds, and the thread CPU seconds of each step (the compiled reader: reading the files,
+  inflating them piece by piece, reading each piece's lines (``Builder.feed``), then the Builder's other passes; the
+  pure-Python build: parsing, preparing and hashing the bands, placing); "the rest" is the process total minus
+  those steps.
 
 What it showed on 2026-11-27 (2 cores, idle) is in bench/README.md ("The build against its floor").
 """
