@@ -533,40 +533,30 @@ static inline int read_decimal(const unsigned char *s, size_t n, double *value)
     int digits = 0;       /* significant digits taken into the mantissa */
     int dropped = 0;      /* a nonzero digit did not fit */
     int64_t scale = 0;    /* decimal exponent of the mantissa's last digit */
-    int int_digits = 0, frac_digits = 0;
-    while (p < end && *p >= '0' && *p <= '9') {
-        unsigned d = *p - '0';
+    int n_digits = 0, point = 0;
+    for (; p < end; p++) {  /* the digits, before and after one point */
+        unsigned d = (unsigned)*p - '0';
+        if (d > 9) {
+            if (*p == '.' && !point) {
+                point = 1;
+                continue;
+            }
+            break;
+        }
         if (digits < 19) {
             if (mantissa || d) {
                 mantissa = mantissa * 10 + d;
                 digits++;
             }
+            scale -= point;  /* a fraction digit kept: one place further right */
         } else {
-            scale++;
+            scale += !point;  /* an integer digit dropped: one place further left */
             if (d)
                 dropped = 1;
         }
-        int_digits++;
-        p++;
+        n_digits++;
     }
-    if (p < end && *p == '.') {
-        p++;
-        while (p < end && *p >= '0' && *p <= '9') {
-            unsigned d = *p - '0';
-            if (digits < 19) {
-                if (mantissa || d) {
-                    mantissa = mantissa * 10 + d;
-                    digits++;
-                }
-                scale--;
-            } else if (d) {
-                dropped = 1;
-            }
-            frac_digits++;
-            p++;
-        }
-    }
-    if (int_digits + frac_digits == 0)
+    if (n_digits == 0)
         return 0;
     int64_t exponent = 0;
     if (p < end && (*p == 'e' || *p == 'E')) {
@@ -765,17 +755,24 @@ typedef struct {
     size_t len, cap;
 } Copy;
 
-static int copy_set(Copy *c, const unsigned char *p, size_t n)
+/* p[0:n] put after the copy's bytes, 8 zero bytes kept past them. -1: out of memory. */
+static int copy_append(Copy *c, const unsigned char *p, size_t n)
 {
-    if (n + 8 > c->cap) {
-        size_t cap = capacity_for(c->cap, n + 8, 32);
+    if (c->len + n + 8 > c->cap) {
+        size_t cap = capacity_for(c->cap, c->len + n + 8, 64);
         RESIZE_OR_RETURN(c->bytes, cap, -1);
         c->cap = cap;
     }
-    memcpy(c->bytes, p, n);
-    memset(c->bytes + n, 0, 8);
-    c->len = n;
+    memcpy(c->bytes + c->len, p, n);
+    c->len += n;
+    memset(c->bytes + c->len, 0, 8);
     return 0;
+}
+
+static int copy_set(Copy *c, const unsigned char *p, size_t n)
+{
+    c->len = 0;
+    return copy_append(c, p, n);
 }
 
 /* p[0:n] (inside [.., end)) equals the copy */
@@ -940,6 +937,22 @@ static inline uint32_t bits_set(uint64_t x)
     return (uint32_t)((x * 0x0101010101010101ULL) >> 56);
 }
 
+/* The line from ``start`` whose separators are at p[0..5] (p[5]: its \n, or the end of the span) has six nonempty
+ * fields, the first five ended by the delimiter. */
+static inline int six_fields(const unsigned char *data, const uint32_t *p, size_t start, unsigned char delim)
+{
+    return p[0] != start && p[1] != p[0] + 1 && p[2] != p[1] + 1 && p[3] != p[2] + 1 && p[4] != p[3] + 1
+           && p[5] != p[4] + 1 && data[p[0]] == delim && data[p[1]] == delim && data[p[2]] == delim
+           && data[p[3]] == delim && data[p[4]] == delim;
+}
+
+/* take_line on that line's topic, docno, score and tag */
+static inline int take_fields(Reading *st, const unsigned char *data, const uint32_t *p, size_t start)
+{
+    return take_line(st, data + start, p[0] - start, data + p[1] + 1, p[2] - p[1] - 1, data + p[3] + 1,
+                     p[4] - p[3] - 1, data + p[4] + 1, p[5] - p[4] - 1);
+}
+
 static int split_lines(Reading *st)
 {
     const unsigned char delim = (unsigned char)st->delim, other = (unsigned char)st->other;
@@ -1001,14 +1014,9 @@ static int split_lines(Reading *st)
     size_t start = 0, m = 0;
     for (; m + 6 <= k; m += 6) {
         const uint32_t *p = marks + m;
-        if (p[0] == start || p[1] == p[0] + 1 || p[2] == p[1] + 1 || p[3] == p[2] + 1 || p[4] == p[3] + 1
-                || p[5] == p[4] + 1)
-            return IRREGULAR;  /* an empty field, or a blank line */
-        if (data[p[0]] != delim || data[p[1]] != delim || data[p[2]] != delim || data[p[3]] != delim
-                || data[p[4]] != delim || data[p[5]] != '\n')
-            return IRREGULAR;  /* fewer or more than six fields */
-        int status = take_line(st, data + start, p[0] - start, data + p[1] + 1, p[2] - p[1] - 1, data + p[3] + 1,
-                               p[4] - p[3] - 1, data + p[4] + 1, p[5] - p[4] - 1);
+        if (!six_fields(data, p, start, delim) || data[p[5]] != '\n')
+            return IRREGULAR;  /* an empty field, a blank line, or fewer or more than six fields */
+        int status = take_fields(st, data, p, start);
         if (status != PARSED)
             return status;
         start = (size_t)p[5] + 1;
@@ -1017,16 +1025,10 @@ static int split_lines(Reading *st)
         return start == size ? PARSED : IRREGULAR;
     if (k - m != 5)
         return IRREGULAR;
-    /* the last line, without its \n */
-    const uint32_t *p = marks + m;
-    if (p[0] == start || p[1] == p[0] + 1 || p[2] == p[1] + 1 || p[3] == p[2] + 1 || p[4] == p[3] + 1
-            || p[4] + 1 == size)
+    marks[m + 5] = (uint32_t)size;  /* the last line, without its \n, ends with the span (marks has room) */
+    if (!six_fields(data, marks + m, start, delim))
         return IRREGULAR;
-    if (data[p[0]] != delim || data[p[1]] != delim || data[p[2]] != delim || data[p[3]] != delim
-            || data[p[4]] != delim)
-        return IRREGULAR;
-    return take_line(st, data + start, p[0] - start, data + p[1] + 1, p[2] - p[1] - 1, data + p[3] + 1,
-                     p[4] - p[3] - 1, data + p[4] + 1, size - p[4] - 1);
+    return take_fields(st, data, marks + m, start);
 }
 
 #else
@@ -1090,15 +1092,7 @@ static int read_span(Reading *st, const unsigned char *data, size_t n)
 
 static int carry_append(Reading *st, const unsigned char *p, size_t n)
 {
-    Copy *c = &st->carry;
-    if (c->len + n + 8 > c->cap) {
-        size_t cap = capacity_for(c->cap, c->len + n + 8, 256);
-        RESIZE_OR_RETURN(c->bytes, cap, NO_MEMORY);
-        c->cap = cap;
-    }
-    memcpy(c->bytes + c->len, p, n);
-    c->len += n;
-    return PARSED;
+    return copy_append(&st->carry, p, n) < 0 ? NO_MEMORY : PARSED;
 }
 
 /* One piece of the file (GIL released): the carried line completed and read, then the piece's whole lines; its

@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from evalkit.data.built_arrays import BuiltArrays
-from evalkit.data.text_fields import STDIN, read_bytes, source_name
+from evalkit.data.text_fields import GZIP_MAGIC, STDIN, inflate, is_gzip, source_name
 from evalkit.data.trec_files import TIE_MODES, Qrels, QrelsColumns, Run, name_from_file, read_qrels_columns
 from evalkit.errors import TrecFormatError
 
@@ -44,7 +44,6 @@ except ImportError:  # pragma: no cover - isal is a dependency; without it each 
 _PIECE = 1 << 18
 """Bytes decompressed and read at a time: well inside a core's L2 cache, and few enough calls (about 1,000 for
 TREC-8's 266 MB) that the calls cost nothing."""
-_GZIP_MAGIC = b"\x1f\x8b"
 
 __all__ = ["available", "enabled", "build_arrays"]
 
@@ -160,18 +159,18 @@ def _read_run(builder, index: int, path, raw: bytes | None, lane: int):
     regular). ``lane``: the builder's arenas this thread's files are read into."""
     if raw is None:
         return None
-    if raw[:2] != _GZIP_MAGIC and Path(path).suffix != ".gz":
+    if not is_gzip(raw, Path(path).suffix):
         return builder.add_run(index, raw, lane)
     if IgzipDecompressor is None:  # pragma: no cover
         try:
-            return builder.add_run(index, read_bytes(path), lane)
+            return builder.add_run(index, inflate(source_name(path), raw), lane)
         except TrecFormatError:
             return None
     size_hint = int.from_bytes(raw[-4:], "little") if len(raw) >= 4 else 0  # the last member's size, mod 2**32
     rest = raw
     try:
         while rest:
-            if rest[:2] != _GZIP_MAGIC:
+            if rest[:2] != GZIP_MAGIC:
                 return None  # not gzip, or bytes after the last member: the pure-Python build decides
             inflater = IgzipDecompressor(DECOMP_GZIP)
             piece = inflater.decompress(rest, _PIECE)

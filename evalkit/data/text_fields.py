@@ -35,6 +35,7 @@ STDIN = "-"
 """The path that means standard input (as trec_eval's ``-`` for the results file); errors then name ``<stdin>``."""
 STDIN_NAME = "<stdin>"
 _BOM = b"\xef\xbb\xbf"
+GZIP_MAGIC = b"\x1f\x8b"
 _stdin_read = False
 
 
@@ -59,16 +60,26 @@ def read_bytes(path: os.PathLike | str) -> bytes:
         except OSError as exc:
             raise TrecFormatError(name, None, f"cannot read file: {exc.strerror or exc}") from None
         suffix = Path(path).suffix
-    if raw[:2] == b"\x1f\x8b" or suffix == ".gz":
-        try:
-            raw = _gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error, _inflate_error) as exc:
-            raise TrecFormatError(name, None, f"unreadable gzip data: {exc}") from None
+    if is_gzip(raw, suffix):
+        raw = inflate(name, raw)
     if raw.startswith(_BOM):
         raw = raw[len(_BOM):]
     if not raw or raw.isspace():
         raise TrecFormatError(name, None, "empty file: no lines to read")
     return raw
+
+
+def is_gzip(raw: bytes, suffix: str) -> bool:
+    """Whether a file's stored bytes are read as gzip: by their magic number, or by the name's ``.gz``."""
+    return raw[:2] == GZIP_MAGIC or suffix == ".gz"
+
+
+def inflate(name: str, raw: bytes) -> bytes:
+    """gzip data (every member) decompressed; :class:`TrecFormatError` naming ``name`` when it cannot be."""
+    try:
+        return _gzip.decompress(raw)
+    except (OSError, EOFError, zlib.error, _inflate_error) as exc:
+        raise TrecFormatError(name, None, f"unreadable gzip data: {exc}") from None
 
 
 def _line_at(data: bytes, offset: int) -> int:
