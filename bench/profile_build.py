@@ -12,9 +12,12 @@ Not a `make bench` module (it has no peer and no target): it prints, for the 129
   pyarrow's CSV reader as the kit calls it (:func:`evalkit.data.text_fields._read_delimited`) on the four columns the
   kit keeps (and on one column: the tokenizer's own cost), and the trec_eval command's numpy span reader (fields,
   scores, docno words);
+* what this machine charges for fresh memory: 200 MB written right after 200 MB were let go, and again a few
+  seconds later (on a virtual machine that reports free pages to its host, pages idle for about 2 s are taken back
+  and dear to touch again);
 * the build itself (``Collection.from_runs``, the default two threads), with the compiled reader
   (:mod:`evalkit.data.native_build`, when the install built it) and without it (``EVALKIT_NATIVE=0``, the pure-Python
-  build): its process CPU seconds, and the thread CPU seconds of each step (the compiled reader: reading the files,
+  build): its process CPU seconds (user and system), and the thread CPU seconds of each step (the compiled reader: reading the files,
   inflating them piece by piece, reading each piece's lines (``Builder.feed``), then the Builder's other passes; the
   pure-Python build: parsing, preparing and hashing the bands, placing); "the rest" is the process total minus
   those steps.
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import resource
 import statistics
 import sys
 import time
@@ -92,20 +96,50 @@ def main(rounds: int = 3) -> int:
         print(f"{label:58s} {seconds:7.3f}")
     print(f"{'the floor (decompress + newline scan)':58s} {floor:7.3f}")
 
+    _print_fresh_pages()
+
     from evalkit.data import native_build
 
     if native_build.available():
         steps = _profile_build(files, qrels, rounds, native=True)
         total = steps.pop("total")
+        user, system = steps.pop("user"), steps.pop("system")
         print(f"{'the build, compiled reader (process CPU)':58s} {total:7.3f}   {total / floor:.1f} times the floor")
+        print(f"{'  of which user / system':58s} {user:7.3f} / {system:.3f}")
         _print_steps(steps, total, "the rest (qrels, threads, the collection's checks and tables)")
     else:
         print("the compiled reader is not built (no C compiler at install): only the pure-Python build is profiled")
     steps = _profile_build(files, qrels, rounds, native=False)
     total = steps.pop("total")
+    steps.pop("user"), steps.pop("system")
     print(f"{'the build, pure Python (EVALKIT_NATIVE=0, process CPU)':58s} {total:7.3f}   {total / floor:.1f} times the floor")
     _print_steps(steps, total, "the rest (merge in the pool, vocabulary, checks, tables)")
     return 0
+
+
+def _print_fresh_pages(megabytes: int = 200, pause: float = 3.0) -> None:
+    """What this machine charges for memory a build touches: ``megabytes`` allocated and written right after the
+    same amount was let go, and again ``pause`` seconds after. On a virtual machine whose balloon device reports
+    free pages to the host (``page_reporting``), pages free for about 2 seconds are given back and the next touch
+    waits for the host: the build's system seconds then depend on what the process freed, and when."""
+    import numpy as np
+
+    def touch() -> float:
+        start = time.process_time()
+        block = np.empty(megabytes * 125_000, np.float64)
+        block.fill(1.0)
+        seconds = time.process_time() - start
+        del block
+        return seconds
+
+    touch()
+    at_once = statistics.median(touch() for _ in range(3))
+    later = []
+    for _ in range(2):
+        time.sleep(pause)
+        later.append(touch())
+    print(f"{f'{megabytes} MB of fresh memory, written just after {megabytes} MB freed':58s} {at_once:7.3f}")
+    print(f"{f'  the same, {pause:.0f} s later (the host may take pages back)':58s} {statistics.median(later):7.3f}")
 
 
 def _print_steps(steps: dict, total: float, rest: str) -> None:
@@ -115,7 +149,8 @@ def _print_steps(steps: dict, total: float, rest: str) -> None:
 
 
 def _profile_build(files: list, qrels, rounds: int, native: bool) -> dict:
-    """Medians over ``rounds`` builds (after one): the process CPU seconds of ``Collection.from_runs`` ("total") and
+    """Medians over ``rounds`` builds (after one): the process CPU seconds of ``Collection.from_runs`` ("total"; "user" and
+    "system": its user and system seconds) and
     the thread CPU seconds of each step, with the compiled reader (its file reads and the Builder's passes) or
     without it (the pure-Python build's steps)."""
     import os
@@ -171,12 +206,14 @@ def _profile_build(files: list, qrels, rounds: int, native: bool) -> dict:
     os.environ["EVALKIT_NATIVE"] = "1" if native else "0"
     try:
         Collection.from_runs(files, qrels)  # the first build: the allocator's pages
-        totals, by_step = [], []
+        totals, by_step, split = [], [], []
         for _ in range(rounds):
             steps.clear()
-            start = time.process_time()
+            before, start = resource.getrusage(resource.RUSAGE_SELF), time.process_time()
             Collection.from_runs(files, qrels)
             totals.append(time.process_time() - start)
+            after = resource.getrusage(resource.RUSAGE_SELF)
+            split.append((after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime))
             by_step.append(dict(steps))
     finally:
         for owner, attribute, original in patches:
@@ -187,6 +224,7 @@ def _profile_build(files: list, qrels, rounds: int, native: bool) -> dict:
             os.environ["EVALKIT_NATIVE"] = saved
     result = {name: statistics.median(step.get(name, 0.0) for step in by_step) for name in names}
     result["total"] = statistics.median(totals)
+    result["user"], result["system"] = (statistics.median(part) for part in zip(*split))
     return result
 
 

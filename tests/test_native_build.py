@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import platform
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -472,6 +473,11 @@ EDGE_CASES = {
         {"input.a": _long_tie(b"1", b"1.0", b"0.99999999")}, "native", depth=18, ties="float32"),
     "0 and -0 of one docno cut at the depth, in a long tie": _edge(
         {"input.a": _long_tie(b"0", b"0", b"-0")}, "native", depth=18),
+    # no array of lengths: each docno ends where the next begins (or where its block's docnos end), any length
+    "docnos past 65,535 bytes, one judged, ending blocks": _edge(
+        {"input.a": b"401 Q0 " + b"L" * 70000 + b" 1 2 t\n401 Q0 x 2 1 t\n402 Q0 " + b"L" * 70001 + b" 1 3 t\n"
+                    b"402 Q0 " + b"L" * 70000 + b" 2 3 t\n", "input.b": b"401 Q0 " + b"L" * 70000 + b" 1 1 u\n"},
+        "native", qrels=QRELS + b"402 0 " + b"L" * 70001 + b" 1\n"),
     "control characters in docnos": _edge({"input.a": b"".join(b"401 Q0 %s 1 1 t\n" % d.encode()
                                                                for d in CONTROL_DOCNOS)}, "native"),
     "non-ASCII qrels docnos among run docnos": _edge(
@@ -787,6 +793,21 @@ def test_the_extension_is_built():
     assert native_build.available() or NATIVE_OPTED_OUT, "the compiled reader did not import (build the extension)"
 
 
+def test_the_separator_finder_is_the_widest_the_processor_runs():
+    """On x86-64 the separators are found with AVX-512BW when /proc/cpuinfo lists it, else with SSE2 (both read
+    alike: the SSE2 build is tested by test_the_portable_splitters_read_alike)."""
+    from evalkit.data import native_build
+
+    if not native_build.available() or platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("no compiled reader, or not x86-64")
+    try:
+        flags = Path("/proc/cpuinfo").read_text().split()
+    except OSError:
+        pytest.skip("no /proc/cpuinfo to ask")
+    wide = {"avx512f", "avx512bw", "popcnt"} <= set(flags)
+    assert native_build._native_runs.SEPARATOR_FINDER == ("avx512" if wide else "sse2")
+
+
 # ----------------------------------------------------------------------------------------------------- TREC-8
 
 @pytest.mark.trec8
@@ -829,13 +850,16 @@ def test_scores_of_16_to_19_digits_are_read_exactly(tmp_path, monkeypatch):
     assert np.array_equal(read.view(np.uint64), expected.view(np.uint64))
 
 
-@pytest.mark.parametrize("undefine", [("__SSE2__",), ("__SSE2__", "__BYTE_ORDER__")],
-                         ids=["word at a time", "byte at a time"])
-def test_the_portable_splitters_read_alike(tmp_path, undefine):
-    """An x86-64 build splits fields 64 bytes at a time with SSE2; elsewhere the reader splits a word at a time
-    (little-endian GCC/Clang) or a byte at a time. Those paths are compiled here, with the macros that choose them
-    undefined, into a copy of the package, and the random and edge cases run against them in a subprocess (a byte
-    path that never advanced past a delimiter once sent every file to the fallback, which only this test sees)."""
+@pytest.mark.parametrize("flags, finder", [(("-DEVALKIT_NO_AVX512",), "sse2"), (("-U__SSE2__",), "word"),
+                                           (("-U__SSE2__", "-U__BYTE_ORDER__"), "byte")],
+                         ids=["SSE2 without AVX-512", "word at a time", "byte at a time"])
+def test_the_portable_splitters_read_alike(tmp_path, flags, finder):
+    """An x86-64 build finds the separators 64 bytes at a time, with AVX-512BW where the processor has it (the
+    checkout's build on this machine, tested above), else with SSE2; elsewhere the reader splits a word at a time
+    (little-endian GCC/Clang) or a byte at a time. The other paths are compiled here, with the macros that choose
+    them defined or undefined, into a copy of the package, and the random and edge cases run against them in a
+    subprocess (a byte path that never advanced past a delimiter once sent every file to the fallback, which only
+    this test sees)."""
     import shutil
     import subprocess
     import sys
@@ -848,14 +872,17 @@ def test_the_portable_splitters_read_alike(tmp_path, undefine):
     copy = tmp_path / "site"
     shutil.copytree(root / "evalkit", copy / "evalkit", ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
     target = copy / "evalkit" / "data" / ("_native_runs" + sysconfig.get_config_var("EXT_SUFFIX"))
-    subprocess.run([compiler, "-shared", "-fPIC", "-O1", *(f"-U{name}" for name in undefine),
+    if finder == "sse2" and platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("SSE2 is an x86-64 path")
+    subprocess.run([compiler, "-shared", "-fPIC", "-O1", *flags,
                     f"-I{sysconfig.get_paths()['include']}", "-o", str(target),
                     str(root / "evalkit" / "data" / "_native_runs.c")], check=True, capture_output=True, text=True)
     environment = {**os.environ, "PYTHONPATH": str(copy)}
     environment.pop("EVALKIT_NATIVE", None)
-    where = subprocess.run([sys.executable, "-c", "from evalkit.data import _native_runs; print(_native_runs.__file__)"],
-                           env=environment, cwd=copy, capture_output=True, text=True, check=True)
-    assert where.stdout.strip() == str(target)  # the copy's build, not the checkout's
+    where = subprocess.run([sys.executable, "-c", "from evalkit.data import _native_runs as n; print(n.__file__); "
+                            "print(n.SEPARATOR_FINDER)"], env=environment, cwd=copy, capture_output=True, text=True,
+                           check=True)
+    assert where.stdout.split() == [str(target), finder]  # the copy's build, not the checkout's, on that path
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", str(root / "pyproject.toml"),
                            "--rootdir", str(root), __file__, "-k", "random_collections or edge_cases or scores_of_16"],
                           env=environment, cwd=copy, capture_output=True, text=True)

@@ -33,7 +33,8 @@
  *
  * The passes, and why (TREC-8, 129 runs, 6.3 M lines, 0.35 M docnos, 0.85 M (topic, docno) pairs):
  * 1. feed: each file as it is inflated, 256 KB at a time (the piece still in cache): every separator's offset found
- *    64 bytes at a time (SSE2; a word at a time elsewhere), then the lines six offsets at a time; the docnos copied
+ *    64 bytes at a time (AVX-512BW where the processor has it, else SSE2: feed 0.236 -> 0.192 CPU-s for TREC-8; a
+ *    word at a time off x86-64), then the lines six offsets at a time; the docnos copied
  *    and the scores converted into arenas of 2 MB pages, one per kind of array and thread; no lookup yet.
  * 2. encode: the docnos hashed topic by topic across all runs, each topic in a table of 8-byte cells that stays in
  *    cache (hashed file by file, the 51 tables missed it on nearly every probe: 1.4 CPU-s against 0.06);
@@ -58,6 +59,15 @@
 #else
 #define PREFETCH(address) ((void)0)
 #define ALWAYS_INLINE
+#endif
+
+/* The AVX-512 separator finder: x86-64 GCC 5+ or Clang, unless EVALKIT_NO_AVX512 is defined (the tests build the
+ * SSE2 finder that way, as every processor without AVX-512BW runs it). */
+#if defined(__x86_64__) && defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__)) \
+    && !defined(EVALKIT_NO_AVX512) && ((defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 5) || defined(__clang__))
+#define EVALKIT_AVX512 1
+#else
+#define EVALKIT_AVX512 0
 #endif
 
 /* Word-at-a-time field splitting needs little-endian words and a count of trailing zeros. */
@@ -216,8 +226,8 @@ static void arena_free(Arena *a)
     a->taken = 0;
 }
 
-/* The arenas of one thread's run files: their docnos' bytes, offsets, lengths and scores. */
-enum { DOCNOS, AT, LEN, SCORE, KINDS };
+/* The arenas of one thread's run files: their docnos' bytes, offsets and scores. */
+enum { DOCNOS, AT, SCORE, KINDS };
 typedef struct {
     Arena kind[KINDS];
 } Lane;
@@ -595,9 +605,11 @@ static inline int read_decimal(const unsigned char *s, size_t n, double *value)
 
 /* -------------------------------------------------------------------------------------------------- runs */
 
-/* Consecutive lines of one topic, in file order. */
+/* Consecutive lines of one topic, in file order; docnos_end: where their docnos end in the file's ``docnos`` (each
+ * docno's length is the next one's offset minus its own: no array of lengths is kept, 12.6 MB for TREC-8). */
 typedef struct {
     Py_ssize_t start, end;
+    size_t docnos_end;
     int32_t topic;
 } Block;
 
@@ -609,8 +621,8 @@ typedef struct {
                           let go as it is read (keeping every file until the docnos are hashed faulted in 266 MB of
                           fresh pages for TREC-8: 0.17 CPU-s) */
     size_t docnos_len, docnos_cap;
-    uint32_t *at;      /* the docno's offset in ``docnos``; after vocabulary(), its id among its topic's docnos */
-    uint16_t *len;     /* the docno's length */
+    uint32_t *at;      /* the docno's offset in ``docnos`` (its end: the next row's offset, or its block's
+                          docnos_end); after encode(), its id among its topic's docnos */
     double *score;
     Py_ssize_t n, cap;
     int64_t *counts;   /* (T + 1,): lines without qrels, then per topic */
@@ -643,7 +655,6 @@ static int rows_reserve(RunRows *r, Py_ssize_t need)
 static int rows_resize(RunRows *r, Py_ssize_t cap)
 {
     if (arena_resize(&r->lane->kind[AT], (void **)&r->at, r->n * sizeof(*r->at), cap * sizeof(*r->at)) < 0
-            || arena_resize(&r->lane->kind[LEN], (void **)&r->len, r->n * sizeof(*r->len), cap * sizeof(*r->len)) < 0
             || arena_resize(&r->lane->kind[SCORE], (void **)&r->score, r->n * sizeof(*r->score),
                             cap * sizeof(*r->score)) < 0)
         return -1;
@@ -667,8 +678,10 @@ static int rows_new_block(RunRows *r, Py_ssize_t start, int32_t topic)
         RESIZE_OR_RETURN(r->blocks, cap, -1);
         r->blocks_cap = cap;
     }
-    if (r->n_blocks)
+    if (r->n_blocks) {
         r->blocks[r->n_blocks - 1].end = start;
+        r->blocks[r->n_blocks - 1].docnos_end = r->docnos_len;  /* called before the row's docno is kept */
+    }
     r->blocks[r->n_blocks].start = start;
     r->blocks[r->n_blocks].topic = topic;
     r->n_blocks++;
@@ -834,7 +847,7 @@ static inline ALWAYS_INLINE int take_line(Reading *st, const unsigned char *f0, 
 {
     RunRows *r = st->r;
     Py_ssize_t row = r->n;
-    if (*f0 == '#' || n2 > UINT16_MAX)
+    if (*f0 == '#')
         return IRREGULAR;
     if (row == r->cap && rows_reserve(r, row + 1) < 0)
         return NO_MEMORY;
@@ -859,7 +872,6 @@ static inline ALWAYS_INLINE int take_line(Reading *st, const unsigned char *f0, 
         memcpy(into, f2, n2);
     }
     r->at[row] = (uint32_t)r->docnos_len;
-    r->len[row] = (uint16_t)n2;
     r->docnos_len += n2;
     /* the score */
     double value = 0.0;
@@ -953,6 +965,113 @@ static inline int take_fields(Reading *st, const unsigned char *data, const uint
                      p[4] - p[3] - 1, data + p[4] + 1, p[5] - p[4] - 1);
 }
 
+/* The offsets (from ``at``) of the ``found`` bits of ``sep`` (``n_low`` of them in its low half) written to
+ * into[0:found]: each half of the block on its own (two short chains of dependent steps, not one long one), eight
+ * offsets each written unconditionally (marks has 64 entries to spare; the low half's extra ones are written over by
+ * the high half's). */
+static inline ALWAYS_INLINE void write_offsets(uint32_t *into, uint64_t sep, size_t n_low, size_t found, uint32_t at)
+{
+    uint32_t low = (uint32_t)sep, high = (uint32_t)(sep >> 32);
+    uint32_t *into_high = into + n_low;
+    for (int i = 0; i < 8; i++) {
+        into[i] = at + (uint32_t)__builtin_ctz(low | 0x80000000u);
+        low &= low - 1;
+    }
+    if (n_low > 8)  /* more than eight separators in 32 bytes: short fields */
+        for (size_t i = 8; i < n_low; i++) {
+            into[i] = at + (uint32_t)__builtin_ctz(low);
+            low &= low - 1;
+        }
+    for (int i = 0; i < 8; i++) {
+        into_high[i] = at + 32 + (uint32_t)__builtin_ctz(high | 0x80000000u);
+        high &= high - 1;
+    }
+    if (found - n_low > 8)
+        for (size_t i = 8; i < found - n_low; i++) {
+            into_high[i] = at + 32 + (uint32_t)__builtin_ctz(high);
+            high &= high - 1;
+        }
+}
+
+/* Every separator's offset in data[0:size] into marks (*count of them), 64 bytes of text at a time, 16 offsets
+ * written whether or not the block has them (so the loop does not branch on how many it has); IRREGULAR on a byte no
+ * regular file holds, or on more than ``most`` separators. */
+static int find_separators_sse2(const unsigned char *data, size_t size, unsigned char delim, unsigned char other,
+                                uint32_t *marks, size_t most, size_t *count)
+{
+    size_t k = 0;
+    for (size_t base = 0; base < size; base += 64) {
+        uint64_t bad, sep;
+        if (base + 64 <= size) {
+            sep = separators(data + base, delim, other, &bad);
+        } else {  /* the last bytes, padded with a byte that is neither a separator nor wrong */
+            unsigned char tail[64];
+            memset(tail, 'x', sizeof(tail));
+            memcpy(tail, data + base, size - base);
+            sep = separators(tail, delim, other, &bad);
+        }
+        if (bad)
+            return IRREGULAR;
+        size_t found = bits_set(sep);
+        if (k + found > most)
+            return IRREGULAR;  /* more separators than six nonempty fields a line allow */
+        write_offsets(marks + k, sep, bits_set((uint32_t)sep), found, (uint32_t)base);
+        k += found;
+    }
+    *count = k;
+    return PARSED;
+}
+
+#if EVALKIT_AVX512
+#include <immintrin.h>
+
+/* find_separators_sse2 with AVX-512BW (chosen at import when the processor has it): the 64 bytes compared at once
+ * into bit masks, the bits counted by the popcnt instruction; the file's last bytes read by a masked load. */
+__attribute__((target("avx512f,avx512bw,popcnt,bmi")))
+static int find_separators_avx512(const unsigned char *data, size_t size, unsigned char delim, unsigned char other,
+                                  uint32_t *marks, size_t most, size_t *count)
+{
+    const __m512i d = _mm512_set1_epi8((char)delim), n = _mm512_set1_epi8('\n'), o = _mm512_set1_epi8((char)other);
+    const __m512i vt = _mm512_set1_epi8('\v'), three = _mm512_set1_epi8(3), nul = _mm512_setzero_si512();
+    size_t k = 0;
+    for (size_t base = 0; base < size; base += 64) {
+        uint64_t valid = size - base >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << (size - base)) - 1);
+        __m512i x = _mm512_maskz_loadu_epi8(valid, data + base);
+        uint64_t sep = (_mm512_cmpeq_epi8_mask(x, d) | _mm512_cmpeq_epi8_mask(x, n)) & valid;
+        /* NUL, \v \f \r (11-13), the other blank, past ASCII (the sign bit) */
+        uint64_t bad = (_mm512_cmpeq_epi8_mask(x, nul) | _mm512_cmplt_epu8_mask(_mm512_sub_epi8(x, vt), three)
+                        | _mm512_cmpeq_epi8_mask(x, o) | _mm512_movepi8_mask(x)) & valid;
+        if (bad)
+            return IRREGULAR;
+        size_t found = (size_t)__builtin_popcountll(sep);
+        if (k + found > most)
+            return IRREGULAR;  /* more separators than six nonempty fields a line allow */
+        write_offsets(marks + k, sep, (size_t)__builtin_popcount((uint32_t)sep), found, (uint32_t)base);
+        k += found;
+    }
+    *count = k;
+    return PARSED;
+}
+#endif
+
+typedef int (*SeparatorFinder)(const unsigned char *, size_t, unsigned char, unsigned char, uint32_t *, size_t,
+                               size_t *);
+static SeparatorFinder find_separators = find_separators_sse2;
+static const char *finder_name = "sse2";
+
+/* The widest variant this processor runs (EVALKIT_AVX512: compiled in; the processor asked at import). */
+static void choose_separator_finder(void)
+{
+#if EVALKIT_AVX512
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("popcnt"))
+    {
+        find_separators = find_separators_avx512;
+        finder_name = "avx512";
+    }
+#endif
+}
+
 static int split_lines(Reading *st)
 {
     const unsigned char delim = (unsigned char)st->delim, other = (unsigned char)st->other;
@@ -969,48 +1088,8 @@ static int split_lines(Reading *st)
     }
     uint32_t *marks = st->marks;
     size_t k = 0;
-    for (size_t base = 0; base < size; base += 64) {
-        uint64_t bad, sep;
-        if (base + 64 <= size) {
-            sep = separators(data + base, delim, other, &bad);
-        } else {  /* the last bytes, padded with a byte that is neither a separator nor wrong */
-            unsigned char tail[64];
-            memset(tail, 'x', sizeof(tail));
-            memcpy(tail, data + base, size - base);
-            sep = separators(tail, delim, other, &bad);
-        }
-        if (bad)
-            return IRREGULAR;
-        size_t count = bits_set(sep);
-        if (k + count > most)
-            return IRREGULAR;  /* more separators than six nonempty fields a line allow */
-        /* each half of the block on its own (two short chains of dependent steps, not one long one), eight
-         * offsets each written unconditionally (marks has 64 entries to spare; the low half's extra ones are
-         * written over by the high half's) */
-        uint32_t low = (uint32_t)sep, high = (uint32_t)(sep >> 32);
-        size_t n_low = bits_set(low);
-        uint32_t *into_low = marks + k, *into_high = marks + k + n_low;
-        uint32_t at = (uint32_t)base;
-        for (int i = 0; i < 8; i++) {
-            into_low[i] = at + (uint32_t)__builtin_ctz(low | 0x80000000u);
-            low &= low - 1;
-        }
-        if (n_low > 8)  /* more than eight separators in 32 bytes: short fields */
-            for (size_t i = 8; i < n_low; i++) {
-                into_low[i] = at + (uint32_t)__builtin_ctz(low);
-                low &= low - 1;
-            }
-        for (int i = 0; i < 8; i++) {
-            into_high[i] = at + 32 + (uint32_t)__builtin_ctz(high | 0x80000000u);
-            high &= high - 1;
-        }
-        if (count - n_low > 8)
-            for (size_t i = 8; i < count - n_low; i++) {
-                into_high[i] = at + 32 + (uint32_t)__builtin_ctz(high);
-                high &= high - 1;
-            }
-        k += count;
-    }
+    if (find_separators(data, size, delim, other, marks, most, &k) != PARSED)
+        return IRREGULAR;
     size_t start = 0, m = 0;
     for (; m + 6 <= k; m += 6) {
         const uint32_t *p = marks + m;
@@ -1032,6 +1111,9 @@ static int split_lines(Reading *st)
 }
 
 #else
+
+static const char *finder_name = WORDWISE ? "word" : "byte";
+static void choose_separator_finder(void) {}
 
 /* The lines, field by field (field_end). */
 static int split_lines(Reading *st)
@@ -1147,8 +1229,10 @@ static int finish_reading(Reading *st)
     if (!r->n)
         return IRREGULAR;  /* no line: an empty file */
     memset(r->docnos + r->docnos_len, 0, 16);  /* the padding make_key may read */
-    if (r->n_blocks)
+    if (r->n_blocks) {
         r->blocks[r->n_blocks - 1].end = r->n;
+        r->blocks[r->n_blocks - 1].docnos_end = r->docnos_len;
+    }
     /* the arrays cut to their length: the lane's next file goes on where they end */
     if (docnos_resize(r, r->docnos_len + 16) < 0 || rows_resize(r, r->n) < 0)
         return NO_MEMORY;
@@ -1416,7 +1500,10 @@ static int encode_group(Builder *b, Group *group, Cells *table, const Py_ssize_t
         for (Py_ssize_t i = start; i <= end; i++) {
             if (i < end) {
                 const char *text = r->docnos + r->at[i];
-                keys[in_batch] = make_key(text, r->len[i], r->docnos + r->docnos_len + 16);
+                /* its length: up to the next row's offset, read before this batch writes any id (the rows past
+                 * the block may be another topic's, rewritten by another thread: its end is kept apart) */
+                size_t next = i + 1 < end ? r->at[i + 1] : block->docnos_end;
+                keys[in_batch] = make_key(text, next - r->at[i], r->docnos + r->docnos_len + 16);
                 texts[in_batch] = text;
                 ats[in_batch] = &r->at[i];
                 PREFETCH(&table->cells[keys[in_batch].hash & table->mask]);
@@ -2182,6 +2269,7 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__native_runs(void)
 {
     init_masks();
+    choose_separator_finder();
     if (PyType_Ready(&BuilderType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
@@ -2190,6 +2278,10 @@ PyMODINIT_FUNC PyInit__native_runs(void)
     Py_INCREF(&BuilderType);
     if (PyModule_AddObject(m, "Builder", (PyObject *)&BuilderType) < 0) {
         Py_DECREF(&BuilderType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (PyModule_AddStringConstant(m, "SEPARATOR_FINDER", finder_name) < 0) {  /* which split_lines reads */
         Py_DECREF(m);
         return NULL;
     }
