@@ -18,9 +18,11 @@ Collection build.
   compiled reader when the install built it, the note says which) against
   ``pandas.read_csv`` of the same 129 files, in one process, paired rounds interleaved, and again with the process
   on one CPU; ``load_directory(cache=False)`` (judged runs derived too) in the note. Its CPU seconds against the
-  floor of any reader, decompressing the 129 files and finding their line ends (target: within 2x). A context row
-  times each side's first call in a fresh process (imports excluded), as a script or notebook that builds once
-  meets it: fresh memory on both sides.
+  floor of any reader, decompressing the 129 files and finding their line ends (target: within 2x), with the user
+  and system seconds of each side. Two context rows time each side's first call in a fresh process (imports
+  excluded), the build against the floor and against ``pandas.read_csv``, as a script or notebook that builds once
+  meets it: fresh memory on both sides (dear on this virtual machine, whose host takes back pages left free for 2 s:
+  bench/README.md).
 * **Cached reload** of TREC-8: a second ``load_directory``, the SHA-256 content key over the sources and the CRC-32
   check of every cache file included (the cache is a fresh temporary folder, written once before the timed calls,
   as a user's first load writes it).
@@ -137,28 +139,34 @@ for path in sys.argv[2:]:
 
 
 _FIRST_CALL = """
-import sys, time
+import resource, sys, time
 from pathlib import Path
 side, folder = sys.argv[1], Path(sys.argv[2])
 files = sorted((folder / "runs").glob("input.*"))
-import pandas as pd
+import numpy as np, pandas as pd
 if side == "ours":
     from evalkit.data.collection import Collection
-    started, cpu = time.perf_counter(), time.process_time()
-    Collection.from_runs(files, folder / "qrels.trec8.adhoc.txt", "trec8")
+    call = lambda: Collection.from_runs(files, folder / "qrels.trec8.adhoc.txt", "trec8")
+elif side == "floor":
+    from isal import igzip
+    call = lambda: [np.count_nonzero(np.frombuffer(igzip.decompress(f.read_bytes()), np.uint8) == 10) for f in files]
 else:
-    started, cpu = time.perf_counter(), time.process_time()
-    [pd.read_csv(f, sep=r"\\s+", header=None, names=["topic", "q0", "docno", "rank", "score", "tag"]) for f in files]
-print(time.perf_counter() - started, time.process_time() - cpu)
+    call = lambda: [pd.read_csv(f, sep=r"\\s+", header=None, names=["topic", "q0", "docno", "rank", "score", "tag"])
+                    for f in files]
+before, started, cpu = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter(), time.process_time()
+call()
+wall, cpu, after = time.perf_counter() - started, time.process_time() - cpu, resource.getrusage(resource.RUSAGE_SELF)
+print(wall, cpu, after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime)
 """
 
 
-def _first_call(side: str, folder: Path) -> tuple[float, float]:
-    """(wall, CPU) seconds of one side's first call in a fresh process, imports excluded."""
+def _first_call(side: str, folder: Path) -> tuple[float, float, float, float]:
+    """(wall, CPU, user, system) seconds of one side's first call in a fresh process, imports excluded; ``side``:
+    ours (the build), floor (decompress + newline scan) or pandas."""
     done = subprocess.run([sys.executable, "-c", _FIRST_CALL, side, str(folder)], capture_output=True, text=True,
                           check=True)
-    wall, cpu = done.stdout.strip().splitlines()[-1].split()
-    return float(wall), float(cpu)
+    wall, cpu, user, system = done.stdout.strip().splitlines()[-1].split()
+    return float(wall), float(cpu), float(user), float(system)
 
 
 def run(rounds: int = ROUNDS, repeat: int = ROUNDS, build_repeat: int = ROUNDS) -> list[Result]:
@@ -294,16 +302,30 @@ def run(rounds: int = ROUNDS, repeat: int = ROUNDS, build_repeat: int = ROUNDS) 
                 "bench/README.md, 'The build against its floor'); " + row.note)
     results.append(row)
 
-    # ---- the same, each side's first call in a fresh process (a user's build happens once a process)
-    first = Paired(loads=[os.getloadavg()[0]])
-    for i in range(repeat):
-        for side in ("ours", "peer") if i % 2 == 0 else ("peer", "ours"):
-            getattr(first, side).append(_first_call(side, folder))
-        first.loads.append(os.getloadavg()[0])
-    results.append(first.result(
-        "the same, each side's first call in a fresh process", "pandas.read_csv (129 files)", "(context)", None,
-        "the call inside a fresh subprocess, imports excluded",
-        "what a script or notebook that builds once meets, fresh memory on both sides"))
+    # ---- each side's first call in a fresh process (a user's build happens once a process): against the floor,
+    # then against pandas.read_csv
+    for peer_side, peer_name, label in [
+            ("floor", f"{gzip_module.__name__}.decompress + one newline scan",
+             "the build's CPU seconds against the floor, each side's first call in a fresh process"),
+            ("pandas", "pandas.read_csv (129 files)", "the build against pandas.read_csv, each side's first call in "
+                                                      "a fresh process")]:
+        first, split = Paired(loads=[os.getloadavg()[0]]), {"ours": [], "peer": []}
+        for i in range(repeat):
+            for side in ("ours", "peer") if i % 2 == 0 else ("peer", "ours"):
+                wall, cpu, user, system = _first_call("ours" if side == "ours" else peer_side, folder)
+                getattr(first, side).append((wall, cpu))
+                split[side].append((user, system))
+            first.loads.append(os.getloadavg()[0])
+        (user, system), (peer_user, peer_system) = (
+            [statistics.median(part) for part in zip(*split[side])] for side in ("ours", "peer"))
+        row = first.result(label, peer_name, "(context)", None, "the call inside a fresh subprocess, imports excluded",
+                           "what a script or notebook that builds once meets, fresh memory on both sides; user + "
+                           f"system seconds, medians: ours {user:.3f} + {system:.3f}, the peer {peer_user:.3f} + "
+                           f"{peer_system:.3f}")
+        if peer_side == "floor":
+            row.round_ratios = [p / o for (_, o), (_, p) in zip(first.ours, first.peer)]
+            row.note = "the ratio is of CPU seconds (peer CPU / ours CPU), round by round; " + row.note
+        results.append(row)
 
     # ---- cached reload
     from evalkit.data.cache import content_key

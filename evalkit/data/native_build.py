@@ -111,8 +111,7 @@ def build_arrays(sources: list, qrels, topics_of, depth: int | None = None, ties
         docnos = qrels.docno.cast(pa.large_string())
         offsets = np.frombuffer(docnos.buffers()[1], np.int64, count=len(docnos) + 1, offset=docnos.offset * 8)
         words, qrels_ids = builder.vocabulary(docnos.buffers()[2] or b"", offsets)
-        vocabulary = np.empty(len(words), dtype=object)
-        vocabulary[:] = words
+        vocabulary = np.fromiter(words, dtype=object, count=len(words))  # no shape discovery over the list
         del words
         sizes = counts[:, 1:]
         width = int(sizes.max(initial=1)) if depth is None else int(depth)
