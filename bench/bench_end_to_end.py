@@ -160,6 +160,15 @@ print(wall, cpu, after.ru_utime - before.ru_utime, after.ru_stime - before.ru_st
 """
 
 
+def _user_system(split: dict) -> str:
+    """'user + system seconds, medians: ours U + S, the peer U + S' of the (user, system) seconds of each side's
+    calls, round by round (``split``: {"ours": [...], "peer": [...]})."""
+    (user, system), (peer_user, peer_system) = (
+        [statistics.median(part) for part in zip(*split[side])] for side in ("ours", "peer"))
+    return (f"user + system seconds, medians: ours {user:.3f} + {system:.3f}, the peer {peer_user:.3f} + "
+            f"{peer_system:.3f}")
+
+
 def _first_call(side: str, folder: Path) -> tuple[float, float, float, float]:
     """(wall, CPU, user, system) seconds of one side's first call in a fresh process, imports excluded; ``side``:
     ours (the build), floor (decompress + newline scan) or pandas."""
@@ -294,12 +303,9 @@ def run(rounds: int = ROUNDS, repeat: int = ROUNDS, build_repeat: int = ROUNDS) 
         "file and counting its newlines with numpy")
     cpu_ratios = [p / o for (_, o), (_, p) in zip(pair.ours, pair.peer)]
     row.round_ratios, row.met = cpu_ratios, statistics.median(cpu_ratios) >= 0.5
-    (user, system), (peer_user, peer_system) = (
-        [statistics.median(part) for part in zip(*split[side])] for side in ("ours", "peer"))
-    row.note = ("the ratio is of CPU seconds (peer CPU / ours CPU), round by round; user + system seconds, medians: "
-                f"ours {user:.3f} + {system:.3f}, the peer {peer_user:.3f} + {peer_system:.3f} (system time is mostly "
-                "the kernel handing over fresh pages, dear on this virtual machine when the host has taken them back: "
-                "bench/README.md, 'The build against its floor'); " + row.note)
+    row.note = (f"the ratio is of CPU seconds (peer CPU / ours CPU), round by round; {_user_system(split)} (system "
+                "time is mostly the kernel handing over fresh pages, dear on this virtual machine when the host has "
+                "taken them back: bench/README.md, 'The build against its floor'); " + row.note)
     results.append(row)
 
     # ---- each side's first call in a fresh process (a user's build happens once a process): against the floor,
@@ -316,12 +322,9 @@ def run(rounds: int = ROUNDS, repeat: int = ROUNDS, build_repeat: int = ROUNDS) 
                 getattr(first, side).append((wall, cpu))
                 split[side].append((user, system))
             first.loads.append(os.getloadavg()[0])
-        (user, system), (peer_user, peer_system) = (
-            [statistics.median(part) for part in zip(*split[side])] for side in ("ours", "peer"))
         row = first.result(label, peer_name, "(context)", None, "the call inside a fresh subprocess, imports excluded",
-                           "what a script or notebook that builds once meets, fresh memory on both sides; user + "
-                           f"system seconds, medians: ours {user:.3f} + {system:.3f}, the peer {peer_user:.3f} + "
-                           f"{peer_system:.3f}")
+                           f"what a script or notebook that builds once meets, fresh memory on both sides; "
+                           f"{_user_system(split)}")
         if peer_side == "floor":
             row.round_ratios = [p / o for (_, o), (_, p) in zip(first.ours, first.peer)]
             row.note = "the ratio is of CPU seconds (peer CPU / ours CPU), round by round; " + row.note

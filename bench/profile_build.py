@@ -17,10 +17,10 @@ Not a `make bench` module (it has no peer and no target): it prints, for the 129
   and dear to touch again);
 * the build itself (``Collection.from_runs``, the default two threads), with the compiled reader
   (:mod:`evalkit.data.native_build`, when the install built it) and without it (``EVALKIT_NATIVE=0``, the pure-Python
-  build): its process CPU seconds (user and system), and the thread CPU seconds of each step (the compiled reader: reading the files,
-  inflating them piece by piece, reading each piece's lines (``Builder.feed``), then the Builder's other passes; the
-  pure-Python build: parsing, preparing and hashing the bands, placing); "the rest" is the process total minus
-  those steps.
+  build): its process CPU seconds (user and system), and the thread CPU seconds of each step (the compiled reader:
+  reading the files, inflating them piece by piece, reading each piece's lines (``Builder.feed``), then the
+  Builder's other passes; the pure-Python build: parsing, preparing and hashing the bands, placing); "the rest" is
+  the process total minus those steps.
 
 What it showed on 2026-11-27 (2 cores, idle) is in bench/README.md ("The build against its floor").
 """
@@ -101,19 +101,13 @@ def main(rounds: int = 3) -> int:
     from evalkit.data import native_build
 
     if native_build.available():
-        steps = _profile_build(files, qrels, rounds, native=True)
-        total = steps.pop("total")
-        user, system = steps.pop("user"), steps.pop("system")
-        print(f"{'the build, compiled reader (process CPU)':58s} {total:7.3f}   {total / floor:.1f} times the floor")
-        print(f"{'  of which user / system':58s} {user:7.3f} / {system:.3f}")
-        _print_steps(steps, total, "the rest (qrels, threads, the collection's checks and tables)")
+        _print_build("the build, compiled reader (process CPU)", _profile_build(files, qrels, rounds, native=True),
+                     floor, "the rest (qrels, threads, the collection's checks and tables)")
     else:
         print("the compiled reader is not built (no C compiler at install): only the pure-Python build is profiled")
-    steps = _profile_build(files, qrels, rounds, native=False)
-    total = steps.pop("total")
-    steps.pop("user"), steps.pop("system")
-    print(f"{'the build, pure Python (EVALKIT_NATIVE=0, process CPU)':58s} {total:7.3f}   {total / floor:.1f} times the floor")
-    _print_steps(steps, total, "the rest (merge in the pool, vocabulary, checks, tables)")
+    _print_build("the build, pure Python (EVALKIT_NATIVE=0, process CPU)",
+                 _profile_build(files, qrels, rounds, native=False), floor,
+                 "the rest (merge in the pool, vocabulary, checks, tables)")
     return 0
 
 
@@ -142,17 +136,21 @@ def _print_fresh_pages(megabytes: int = 200, pause: float = 3.0) -> None:
     print(f"{f'  the same, {pause:.0f} s later (the host may take pages back)':58s} {statistics.median(later):7.3f}")
 
 
-def _print_steps(steps: dict, total: float, rest: str) -> None:
+def _print_build(label: str, steps: dict, floor: float, rest: str) -> None:
+    """One build's lines: its process CPU against the floor, its user and system seconds, then each step (the
+    thread CPU seconds of :func:`_profile_build`) and ``rest``, the process total minus the steps."""
+    total, user, system = steps.pop("total"), steps.pop("user"), steps.pop("system")
+    print(f"{label:58s} {total:7.3f}   {total / floor:.1f} times the floor")
+    print(f"{'  of which user / system':58s} {user:7.3f} / {system:.3f}")
     for name, seconds in steps.items():
         print(f"{'  ' + name + ' (thread CPU)':58s} {seconds:7.3f}")
     print(f"{'  ' + rest:58s} {total - sum(steps.values()):7.3f}")
 
 
 def _profile_build(files: list, qrels, rounds: int, native: bool) -> dict:
-    """Medians over ``rounds`` builds (after one): the process CPU seconds of ``Collection.from_runs`` ("total"; "user" and
-    "system": its user and system seconds) and
-    the thread CPU seconds of each step, with the compiled reader (its file reads and the Builder's passes) or
-    without it (the pure-Python build's steps)."""
+    """Medians over ``rounds`` builds (after one): the process CPU seconds of ``Collection.from_runs`` ("total";
+    "user" and "system": its user and system seconds) and the thread CPU seconds of each step, with the compiled
+    reader (its file reads and the Builder's passes) or without it (the pure-Python build's steps)."""
     import os
 
     from evalkit.data import build, native_build, text_fields

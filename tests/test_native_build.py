@@ -796,8 +796,6 @@ def test_the_extension_is_built():
 def test_the_separator_finder_is_the_widest_the_processor_runs():
     """On x86-64 the separators are found with AVX-512BW when /proc/cpuinfo lists it, else with SSE2 (both read
     alike: the SSE2 build is tested by test_the_portable_splitters_read_alike)."""
-    from evalkit.data import native_build
-
     if not native_build.available() or platform.machine() not in ("x86_64", "AMD64"):
         pytest.skip("no compiled reader, or not x86-64")
     try:

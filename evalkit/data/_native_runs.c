@@ -63,8 +63,8 @@
 
 /* The AVX-512 separator finder: x86-64 GCC 5+ or Clang, unless EVALKIT_NO_AVX512 is defined (the tests build the
  * SSE2 finder that way, as every processor without AVX-512BW runs it). */
-#if defined(__x86_64__) && defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__)) \
-    && !defined(EVALKIT_NO_AVX512) && ((defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 5) || defined(__clang__))
+#if defined(__x86_64__) && defined(__SSE2__) && !defined(EVALKIT_NO_AVX512) \
+    && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 5))
 #define EVALKIT_AVX512 1
 #else
 #define EVALKIT_AVX512 0
@@ -613,7 +613,7 @@ typedef struct {
     int32_t topic;
 } Block;
 
-/* One run file's rows. The four arrays of rows are blocks of the arenas of the lane (thread) that read the file,
+/* One run file's rows. The three arrays of rows are blocks of the arenas of the lane (thread) that read the file,
  * freed with them. */
 typedef struct {
     Lane *lane;
@@ -842,8 +842,9 @@ static void reading_free(Reading *st)
 }
 
 /* One line's fields kept: topic (f0), docno (f2), score (f4), tag (f5). */
-static inline ALWAYS_INLINE int take_line(Reading *st, const unsigned char *f0, size_t n0, const unsigned char *f2, size_t n2,
-                            const unsigned char *f4, size_t n4, const unsigned char *f5, size_t n5)
+static inline ALWAYS_INLINE int take_line(Reading *st, const unsigned char *f0, size_t n0, const unsigned char *f2,
+                                          size_t n2, const unsigned char *f4, size_t n4, const unsigned char *f5,
+                                          size_t n5)
 {
     RunRows *r = st->r;
     Py_ssize_t row = r->n;
@@ -934,11 +935,6 @@ static inline uint64_t separators(const unsigned char *p, unsigned char delim, u
     return found;
 }
 
-/* The lines, in two passes over the span. First every separator's offset (delimiter or \n) is written out, 64
- * bytes of text at a time, 16 offsets written whether or not the block has them (so the loop does not branch on
- * how many it has); then the lines are taken six offsets at a time (fields 0-4 ended by the delimiter, field 5 by
- * \n or the end of the file), each line's checks alike. Taken bit by bit in one pass, the loop's exit on each
- * block was a branch mispredicted about once a block. */
 /* the bits set in x (without the popcnt instruction, which the generic x86-64 target lacks: the compiler's
  * __builtin_popcount is then a call) */
 static inline uint32_t bits_set(uint64_t x)
@@ -1072,6 +1068,10 @@ static void choose_separator_finder(void)
 #endif
 }
 
+/* The lines, in two passes over the span: first every separator's offset (delimiter or \n), found 64 bytes at a
+ * time (find_separators); then the lines taken six offsets at a time (fields 0-4 ended by the delimiter, field 5 by
+ * \n or the end of the file), each line's checks alike. Taken bit by bit in one pass, the loop's exit on each block
+ * was a branch mispredicted about once a block. */
 static int split_lines(Reading *st)
 {
     const unsigned char delim = (unsigned char)st->delim, other = (unsigned char)st->other;
@@ -1338,8 +1338,6 @@ static PyObject *finish_run(Builder *self, Py_ssize_t index)
         Py_RETURN_NONE;
     }
     Reading *st = self->runs[index].reading;
-    if (!st)
-        return NULL;
     RunRows *r = &self->runs[index];
     int status;
     Py_BEGIN_ALLOW_THREADS
@@ -1728,8 +1726,10 @@ static int encode_groups(Builder *b, Py_ssize_t first, Py_ssize_t end)
     Py_ssize_t largest = 0;
     for (Py_ssize_t g = 0; g < n && !failed; g++) {
         Py_ssize_t rows = 0;
-        for (Py_ssize_t k = starts[g]; k < starts[g + 1]; k++)
-            rows += b->runs[block_run[k]].blocks[block_index[k]].end - b->runs[block_run[k]].blocks[block_index[k]].start;
+        for (Py_ssize_t k = starts[g]; k < starts[g + 1]; k++) {
+            const Block *block = &b->runs[block_run[k]].blocks[block_index[k]];
+            rows += block->end - block->start;
+        }
         if (rows > largest)
             largest = rows;
     }
@@ -2132,7 +2132,7 @@ static PyObject *Builder_place(Builder *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* Frees the runs' rows and the groups' ids once placed. */
+/* Every lane's arenas: the rows of every run file. */
 static void lanes_free(Builder *self)
 {
     for (Py_ssize_t l = 0; l < self->n_lanes; l++)
@@ -2140,6 +2140,7 @@ static void lanes_free(Builder *self)
             arena_free(&self->lanes[l].kind[k]);
 }
 
+/* Frees the runs' rows and the groups' ids once placed. */
 static PyObject *Builder_release(Builder *self, PyObject *Py_UNUSED(ignored))
 {
     for (Py_ssize_t s = 0; s < self->n_runs; s++)
@@ -2235,11 +2236,12 @@ static void Builder_dealloc(Builder *self)
 
 static PyMethodDef Builder_methods[] = {
     {"feed", (PyCFunction)Builder_feed, METH_VARARGS,
-     "feed(index, piece[, size_hint]): read the next piece of run index's file; False once it is not regular."},
+     "feed(index, piece[, size_hint[, lane]]): read the next piece of run index's file; False once it is not "
+     "regular."},
     {"finish", (PyCFunction)Builder_finish, METH_VARARGS,
      "finish(index): the file's end; None when it is not regular, else (tag, one_tag, counts)."},
     {"add_run", (PyCFunction)Builder_add_run, METH_VARARGS,
-     "add_run(index, data): feed(index, data) then finish(index)."},
+     "add_run(index, data[, lane]): feed(index, data) in pieces, then finish(index)."},
     {"encode", (PyCFunction)Builder_encode, METH_VARARGS,
      "encode(first, end): hash the docnos of groups first..end-1 (topic code + 1)."},
     {"vocabulary", (PyCFunction)Builder_vocabulary, METH_VARARGS,

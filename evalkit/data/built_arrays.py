@@ -8,7 +8,6 @@ from dataclasses import dataclass
 import numpy as np
 
 
-
 @dataclass
 class BuiltArrays:
     """The parsed runs (for names and error messages), the topics (the qrels', sorted), the sorted vocabulary, the

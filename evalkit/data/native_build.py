@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import os
 import threading
-from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -125,7 +125,8 @@ def build_arrays(sources: list, qrels, topics_of, depth: int | None = None, ties
             done.result()
         builder.release()
     topic_ids = pc.index_in(qrels.topic, value_set=pa.array(np.asarray(topics, dtype=object), pa.string()))
-    return BuiltArrays(runs, topics, vocabulary, docs, scores, topic_ids.to_numpy(zero_copy_only=False).astype(np.int64),
+    return BuiltArrays(runs, topics, vocabulary, docs, scores,
+                       topic_ids.to_numpy(zero_copy_only=False).astype(np.int64),
                        np.frombuffer(qrels_ids, np.int32).copy(), qrels.grade, qrels.stratum, counts[:, 0].copy(),
                        repeated, reader="native")
 
