@@ -186,6 +186,12 @@ SPELLINGS = ["0", "1", "+1", "-0", "-0.0", "+0.", "-.0", "0.5", ".5", "5.", "-5.
              "12345678901234567890", "0.0000000000000000000000000000000000000001", "1e22", "1e23", "1e-22",
              "1e-23", "8.98846567431158e307", str(int(DBL_MAX)), str(int(DBL_MAX) + 2**970 - 1)]
 
+#: a score of every length to 17 digits with its point (if any) in every place, each sign: the common score's
+#: path in read_decimal takes up to 19 digits with a point, Clinger's fast path up to 2**53, the x87 path the rest
+POINT_PLACES = [sign + (digits if at is None else digits[:at] + "." + digits[at:])
+                for n in range(1, 18) for digits in ("1234567890123456789"[:n], "9" * n)
+                for at in (None, *range(n + 1)) for sign in ("", "-", "+")]
+
 #: docnos always in the pool: prefixes of one another, differing after byte 8 or 16, every case and punctuation
 FIXED_DOCNOS = ["FBIS3-10082", "FBIS3-1008", "FBIS3-100", "FBIS3-10083", "LA010189-0001", "LA010189-0010",
                 "LA010189-00010", "ABCDEFGHa", "ABCDEFGHb", "ABCDEFGHIJKLMNOPa", "ABCDEFGHIJKLMNOPA", "A", "a", "Z",
@@ -439,6 +445,8 @@ EDGE_CASES = {
     "every score spelling, float32": _edge({"input.a": b"".join(b"401 Q0 d%d 1 %s t\n" % (i, s.encode())
                                                                 for i, s in enumerate(SPELLINGS))}, "native",
                                            ties="float32"),
+    "every point place in scores of 1-17 digits": _edge({"input.a": b"401 Q0 a 1 12.5 t\n" + b"".join(
+        b"401 Q0 p%d 1 %s t\n" % (i, s.encode()) for i, s in enumerate(POINT_PLACES))}, "native"),
     "only topics without qrels": _edge({"input.a": b"450 Q0 a 1 1 t\n451 Q0 b 1 1 t\n"}, "native"),
     "every run only topics without qrels": Case(runs={"input.a": b"450 Q0 a 1 1 t\n", "input.c": b"9 Q0 z 1 2 u\n"},
                                                 qrels=QRELS, reader="native"),
@@ -483,6 +491,13 @@ EDGE_CASES = {
     "non-ASCII qrels docnos among run docnos": _edge(
         {"input.a": b"401 Q0 a 1 1 t\n401 Q0 ABCDEFGHzz 1 1 t\n401 Q0 ~ 1 1 t\n401 Q0 a\x7f 1 1 t\n"}, "native",
         qrels="401 0 a\u00e9 1\n401 0 a\x7f 1\n401 0 ABCDEFGH\u00e9 1\n401 0 ABCDEFGHz 0\n402 0 \u00ff 1\n".encode()),
+    # the vocabulary's words are written from their sort keys (16 bytes) and their bytes past 16: non-ASCII before,
+    # across and past byte 16, beside ASCII docnos sharing their first 16 bytes
+    "non-ASCII qrels docnos past 16 bytes": _edge(
+        {"input.a": b"401 Q0 ABCDEFGHIJKLMNOPa 1 1 t\n401 Q0 ABCDEFGHIJKLMNOPb 2 1 t\n401 Q0 ABCDEFGHIJKLMNO 3 1 t\n"},
+        "native", qrels="401 0 ABCDEFGHIJKLMNOP\u00e9 1\n401 0 ABCDEFGHIJKLMNO\u00e9 1\n401 0 ABCDEFGHIJKLMN\u00e9z 0\n"
+                        "401 0 \u00e9BCDEFGHIJKLMNOPQRS 1\n401 0 ABCDEFGHIJKLMNOPa 1\n402 0 ABCDEFGHIJKLMNOP\u20ac\u20ac 1\n"
+                        .encode()),
     "same file twice": Case(runs={"input.a": RUN}, qrels=QRELS, reader="native"),  # see test_same_path_twice
     "multi-member gzip": _edge({"input.a.gz": _gz(RUN[:40]) + _gz(RUN[40:])}, None),
     "gzip without .gz": _edge({"input.a": _gz(RUN)}, None),
