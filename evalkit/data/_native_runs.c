@@ -392,8 +392,8 @@ static inline Cell *strings_probe(const Strings *v, const Key *k, const char *s)
             return cell;
         if (cell->tag != tag)
             continue;
-        const Key *slot = &v->keys[cell->id];
-        if (slot->hash == k->hash && slot->len == k->len && slot->w0 == k->w0 && slot->w1 == k->w1
+        const Key *known = &v->keys[cell->id];
+        if (known->hash == k->hash && known->len == k->len && known->w0 == k->w0 && known->w1 == k->w1
                 && (k->len <= 16 || memcmp(v->text + v->tail_at[cell->id], s + 16, k->len - 16) == 0))
             return cell;
     }
@@ -1486,9 +1486,9 @@ static int encode_group(Builder *b, Group *group, Cells *table, const Py_ssize_t
                             break;
                         if (cell.tag != tag)
                             continue;
-                        const Key *slot = &group->keys[cell.id];
-                        if (slot->hash == key->hash && slot->len == key->len && slot->w0 == key->w0
-                                && slot->w1 == key->w1
+                        const Key *known = &group->keys[cell.id];
+                        if (known->hash == key->hash && known->len == key->len && known->w0 == key->w0
+                                && known->w1 == key->w1
                                 && (key->len <= 16
                                     || memcmp((const char *)(uintptr_t)group->first[cell.id] + 16, texts[j] + 16,
                                               key->len - 16) == 0)) {
