@@ -35,14 +35,14 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from common import ROUNDS, Paired, Result, load_note, median_time, one_cpu, paired, pandas_read_runs, trec8_dir
+from common import (ROUNDS, Paired, Result, load_note, median_time, one_cpu, paired, pandas_read_runs, trec8_dir,
+                    user_system_seconds)
 
 MEASURES = ["AP", "P@10", "nDCG@100", "Rprec", "Bpref"]
 TREC_EVAL = {"AP": "map", "P@10": "P_10", "nDCG@100": "ndcg_cut_100", "Rprec": "Rprec", "Bpref": "bpref"}
@@ -288,12 +288,7 @@ def run(rounds: int = ROUNDS, repeat: int = ROUNDS, build_repeat: int = ROUNDS) 
     split = {"ours": [], "peer": []}  # (user, system) seconds of each call, round by round
 
     def split_by(side, function):
-        def call():
-            before = resource.getrusage(resource.RUSAGE_SELF)
-            function()
-            after = resource.getrusage(resource.RUSAGE_SELF)
-            split[side].append((after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime))
-        return call
+        return lambda: split[side].append(user_system_seconds(function))
 
     pair = paired(split_by("ours", build), split_by("peer", floor), build_repeat)
     row = pair.result(

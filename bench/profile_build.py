@@ -22,14 +22,13 @@ Not a `make bench` module (it has no peer and no target): it prints, for the 129
   Builder's other passes; the pure-Python build: parsing, preparing and hashing the bands, placing); "the rest" is
   the process total minus those steps.
 
-What it showed on 2026-11-27 (2 cores, idle) is in bench/README.md ("The build against its floor").
+What it showed on 2026-11-28 (2 cores, idle) is in bench/README.md ("The build against its floor").
 """
 
 from __future__ import annotations
 
 import collections
 import functools
-import resource
 import statistics
 import sys
 import time
@@ -38,7 +37,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import median_time, trec8_dir
+from common import median_time, trec8_dir, user_system_seconds
 
 
 def _median_cpu(function, rounds: int) -> float:
@@ -153,7 +152,7 @@ def _profile_build(files: list, qrels, rounds: int, native: bool) -> dict:
     reader (its file reads and the Builder's passes) or without it (the pure-Python build's steps)."""
     import os
 
-    from evalkit.data import build, native_build, text_fields
+    from evalkit.data import build, native_build
     from evalkit.data.collection import Collection
 
     steps = collections.defaultdict(float)
@@ -207,11 +206,9 @@ def _profile_build(files: list, qrels, rounds: int, native: bool) -> dict:
         totals, by_step, split = [], [], []
         for _ in range(rounds):
             steps.clear()
-            before, start = resource.getrusage(resource.RUSAGE_SELF), time.process_time()
-            Collection.from_runs(files, qrels)
+            start = time.process_time()
+            split.append(user_system_seconds(lambda: Collection.from_runs(files, qrels)))
             totals.append(time.process_time() - start)
-            after = resource.getrusage(resource.RUSAGE_SELF)
-            split.append((after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime))
             by_step.append(dict(steps))
     finally:
         for owner, attribute, original in patches:

@@ -715,6 +715,17 @@ static void group_free(Group *g)
     memset(g, 0, sizeof(*g));
 }
 
+/* Room for ``cap`` ids in the group's key and first-occurrence arrays (-1: out of memory). */
+static int group_reserve(Group *g, Py_ssize_t cap)
+{
+    if (cap <= g->cap)
+        return 0;
+    RESIZE_OR_RETURN(g->first, cap, -1);
+    RESIZE_OR_RETURN(g->keys, cap, -1);
+    g->cap = cap;
+    return 0;
+}
+
 typedef struct {
     Py_ssize_t row;
     size_t at, len;  /* the score's text: Reading.deferred_text[at:at + len] */
@@ -1444,16 +1455,6 @@ static int encode_group(Builder *b, Group *group, Cells *table, const Py_ssize_t
                         const Py_ssize_t *block_index, Py_ssize_t n_blocks)
 {
     cells_clear(table);
-    /* room for a quarter of the group's rows distinct (TREC-8: 13%) made at once: grown by doubling from 4096, the
-     * arrays were copied three or four times a topic, each copy to freshly faulted pages */
-    Py_ssize_t rows = 0;
-    for (Py_ssize_t k = 0; k < n_blocks; k++)
-        rows += b->runs[block_run[k]].blocks[block_index[k]].end - b->runs[block_run[k]].blocks[block_index[k]].start;
-    if (rows / 4 > group->cap) {
-        RESIZE_OR_RETURN(group->first, rows / 4, -1);
-        RESIZE_OR_RETURN(group->keys, rows / 4, -1);
-        group->cap = rows / 4;
-    }
     Key keys[BATCH];
     const char *texts[BATCH];
     uint32_t *ats[BATCH];
@@ -1500,12 +1501,10 @@ static int encode_group(Builder *b, Group *group, Cells *table, const Py_ssize_t
                         *ats[j] = (uint32_t)found;
                         continue;
                     }
-                    if (group->n == group->cap) {
-                        Py_ssize_t cap = (Py_ssize_t)capacity_for((size_t)group->cap, (size_t)group->n + 1, 4096);
-                        RESIZE_OR_RETURN(group->first, cap, -1);
-                        RESIZE_OR_RETURN(group->keys, cap, -1);
-                        group->cap = cap;
-                    }
+                    if (group->n == group->cap
+                            && group_reserve(group, (Py_ssize_t)capacity_for((size_t)group->cap,
+                                                                             (size_t)group->n + 1, 4096)) < 0)
+                        return -1;
                     int32_t id = (int32_t)group->n++;
                     group->first[id] = (uint64_t)(uintptr_t)texts[j];
                     group->keys[id] = *key;
@@ -1696,6 +1695,10 @@ static int encode_groups(Builder *b, Py_ssize_t first, Py_ssize_t end)
         }
         if (rows > largest)
             largest = rows;
+        /* each group's keys made at once for a quarter of its rows distinct (TREC-8: 13%): grown by doubling from
+         * 4096, they were copied three or four times a topic, each copy to freshly faulted pages */
+        if (group_reserve(&b->groups[first + g], rows / 4) < 0)
+            failed = 1;
     }
     Cells table = {NULL, 0, 0};
     if (!failed && cells_init(&table, (size_t)(largest / 4 > 512 ? largest / 4 : 512)) < 0)
@@ -1799,6 +1802,14 @@ static PyObject *Builder_encode(Builder *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* A word's n bytes into ``into``: its first 16 (or fewer) from ``head``, the rest from ``tail``. */
+static inline void join_word(unsigned char *into, const unsigned char *head, const unsigned char *tail, size_t n)
+{
+    memcpy(into, head, n < 16 ? n : 16);
+    if (n > 16)
+        memcpy(into + 16, tail, n - 16);
+}
+
 static PyObject *Builder_vocabulary(Builder *self, PyObject *args)
 {
     Py_buffer data, offsets;
@@ -1870,7 +1881,7 @@ static PyObject *Builder_vocabulary(Builder *self, PyObject *args)
         /* each word's first 16 bytes from its sort key, the rest from ``text``: the words are read in sorted order,
          * and reading each one's bytes where they were stored was a cache miss a word */
         uint32_t id = keys[i].id;
-        size_t n = keys[i].len, n_head = n < 16 ? n : 16;
+        size_t n = keys[i].len;
         unsigned char head[16];
         for (int j = 0; j < 8; j++) {
             head[j] = (unsigned char)(keys[i].a >> (56 - 8 * j));
@@ -1885,9 +1896,7 @@ static PyObject *Builder_vocabulary(Builder *self, PyObject *args)
             word = PyUnicode_New((Py_ssize_t)n, 127);
             if (!word)
                 goto done;
-            memcpy(PyUnicode_1BYTE_DATA(word), head, n_head);
-            if (n > 16)
-                memcpy(PyUnicode_1BYTE_DATA(word) + 16, tail, n - 16);
+            join_word(PyUnicode_1BYTE_DATA(word), head, tail, n);
         } else {
             if (n > scratch_cap) {
                 char *grown = (char *)realloc(scratch, n);
@@ -1898,9 +1907,7 @@ static PyObject *Builder_vocabulary(Builder *self, PyObject *args)
                 scratch = grown;
                 scratch_cap = n;
             }
-            memcpy(scratch, head, n_head);
-            if (n > 16)
-                memcpy(scratch + 16, tail, n - 16);
+            join_word((unsigned char *)scratch, head, tail, n);
             word = PyUnicode_DecodeUTF8(scratch, (Py_ssize_t)n, "strict");
             if (!word)
                 goto done;
