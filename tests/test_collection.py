@@ -167,6 +167,27 @@ def test_judged_set_refuses_grades_that_would_wrap_or_collide():
     assert small.grade.dtype == GRADE_DTYPE and small.lookup(np.zeros(1, np.int32), np.zeros(1, np.int32))[0] == 3
 
 
+@pytest.mark.parametrize("in_range", [True, False])  # one int64 key, or lexsort when an id lies outside
+def test_judged_set_orders_its_rows_by_topic_then_document(in_range):
+    """``JudgedSet.from_arrays`` sorts by (topic, doc) with one stable int64 key when every id is in range: the rows
+    and their grades and strata as ``np.lexsort`` puts them; a pair judged twice is refused on either path."""
+    from evalkit.data.collection import JudgedSet
+
+    rng = np.random.default_rng(7)
+    n_topics, n_docs = 13, 997
+    pairs = rng.choice(n_topics * n_docs, 5000, replace=False)
+    topic, doc = (pairs // n_docs).astype(np.int32), (pairs % n_docs).astype(np.int32)
+    if not in_range:
+        doc[3] = n_docs + 5  # an id the key could not hold: lexsort orders it
+    grade, stratum = rng.integers(-1, 4, 5000), rng.integers(0, 9, 5000)
+    judged = JudgedSet.from_arrays(topic, doc, grade, n_topics, n_docs, stratum)
+    order = np.lexsort((doc, topic))
+    assert judged.topic.tolist() == topic[order].tolist() and judged.doc.tolist() == doc[order].tolist()
+    assert judged.grade.tolist() == grade[order].tolist() and judged.stratum.tolist() == stratum[order].tolist()
+    with pytest.raises(ValueError, match="judged twice"):
+        JudgedSet.from_arrays(np.r_[topic, topic[9]], np.r_[doc, doc[9]], np.r_[grade, 1], n_topics, n_docs)
+
+
 def test_two_runs_with_one_tag_name_both_files(tmp_path):
     a, b = tmp_path / "input.a", tmp_path / "input.b"
     a.write_text("1 Q0 x 1 1 same\n")

@@ -716,6 +716,114 @@ def test_relative_paths_are_named_as_given(tmp_path, monkeypatch):
     check_case(monkeypatch, [Path("sub/input.b"), Path("./sub/input.a")], Path("q"), {}, "native")
 
 
+# ------------------------------------------------------------------------------------------------------ qrels
+
+def _qrels_text(rng, width: int, sep: bytes, n_lines: int) -> bytes:
+    """Regular qrels: ``width`` fields (topic iter docno [stratum] grade) between ``sep``, topics and docnos of the
+    word bytes (a topic never begins with '#'), grades of 1-9 digits with leading zeros and signs, docnos repeated
+    across topics, the last line with or without its \n."""
+    def word(low: int, high: int) -> bytes:
+        return bytes(rng.choice(_WORD_BYTES, int(rng.integers(low, high + 1))).tolist())
+
+    topics = [word(1, 8).lstrip(b"#") or b"7" for _ in range(int(rng.integers(1, 6)))]
+    docnos = [word(1, 30) for _ in range(max(2, n_lines // 2))]
+    lines = []
+    for i in range(n_lines):
+        grade = b"-" * int(rng.random() < 0.2) + b"0" * int(rng.integers(0, 3)) + str(rng.integers(0, 10 ** int(
+            rng.integers(1, 8)))).encode()
+        fields = [topics[int(rng.integers(len(topics)))] if rng.random() < 0.3 or not lines else lines[-1][0],
+                  word(1, 3), docnos[int(rng.integers(len(docnos)))]]
+        fields += [str(rng.integers(0, 10**9)).encode()] if width == 5 else []
+        lines.append(fields + [grade[:10] if grade[:1] == b"-" else grade[:9]])
+    text = b"\n".join(sep.join(fields) for fields in lines)
+    return text + (b"\n" if rng.random() < 0.8 else b"")
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_regular_qrels_are_read_natively_as_the_python_reader_reads_them(tmp_path, seed):
+    """Random regular qrels (4 or 5 columns, space or tab, control bytes in ids, signed grades with leading zeros):
+    the compiled reader takes them, and each line's topic, docno, grade and stratum equal the pure-Python
+    reader's (pairs judged twice are let through: the build checks them on ids)."""
+    if not native_build.available():
+        pytest.skip("no compiled reader")
+    rng = np.random.default_rng(seed)
+    width = 4 if seed % 2 else 5
+    path = tmp_path / "qrels"
+    path.write_bytes(_qrels_text(rng, width, b" " if seed % 3 else b"\t", int(rng.integers(1, 300))))
+    assert native_build._native_runs.read_qrels(path.read_bytes()) is not None
+    native = native_build._judgments(str(path))
+    from evalkit.data.trec_files import read_qrels_columns
+
+    python = read_qrels_columns(path, check_pairs=False)
+    assert native.topic_values[native.topic_codes].tolist() == python.topic.to_pylist()
+    offsets = native.docno_offsets
+    assert [native.docno_data[offsets[i]:offsets[i + 1]].decode() for i in range(len(offsets) - 1)] == \
+        python.docno.to_pylist()
+    assert native.grade.dtype == python.grade.dtype and native.grade.tolist() == python.grade.tolist()
+    assert (native.stratum is None) == (python.stratum is None) == (width == 4)
+    if width == 5:
+        assert native.stratum.dtype == python.stratum.dtype and native.stratum.tolist() == python.stratum.tolist()
+
+
+QRELS_LINES = b"401 0 a 1\n401 0 b 0\n402 0 a 2\n"
+
+
+@pytest.mark.parametrize("text", [
+    b"", b"\n", QRELS_LINES + b"\n", b"\n" + QRELS_LINES, QRELS_LINES + b"# note\n", b"#401 0 a 1\n",
+    QRELS_LINES.replace(b"\n", b"\r\n"), b"\xef\xbb\xbf" + QRELS_LINES, QRELS_LINES + "402 0 \u00e9 1\n".encode(),
+    QRELS_LINES.replace(b"0 b", b"0  b"), QRELS_LINES.replace(b"0 b", b"0\tb"), b"401\t0\ta\t1\n402 0 b 1\n",
+    QRELS_LINES + b"402 0 c\n", QRELS_LINES + b"402 0 c 1 2 3\n", QRELS_LINES + b"402 0 c 1 2\n",
+    b"401 0 a 1 2\n402 0 b 1\n", QRELS_LINES + b"402 0 c +1\n", QRELS_LINES + b"402 0 c 1.5\n",
+    QRELS_LINES + b"402 0 c 1234567890\n", QRELS_LINES + b"402 0 c -\n", QRELS_LINES + b"402 0 c 1e3\n",
+    b"401 0 a -1 1\n", b"401 0 a +1 1\n", QRELS_LINES + b"402 0 c\x00 1\n", QRELS_LINES + b"402 0 c\x0b 1\n",
+    QRELS_LINES + b"402 0 c\x0c 1\n", QRELS_LINES + b"402 0 c\r 1\n", QRELS_LINES + b" 402 0 c 1\n",
+    QRELS_LINES + b"402 0 c 1 \n", b"401", b"401 0 a 1 2 3 4\n"],
+    ids=lambda text: repr(text[-24:]))
+def test_irregular_qrels_are_left_to_the_python_reader(tmp_path, monkeypatch, text):
+    """Qrels the compiled reader does not read alike (comments, blank lines, CR, a BOM, non-ASCII, other blanks,
+    other widths, grades or strata that are not -?[0-9]{1,9} / [0-9]{1,9}, ...) are refused by it (None), and the
+    build gives what the pure-Python reader gives: the same collection or the same error."""
+    if not native_build.available():
+        pytest.skip("no compiled reader")
+    assert native_build._native_runs.read_qrels(text) is None
+    (tmp_path / "input.a").write_bytes(RUN)
+    (tmp_path / "q").write_bytes(text)
+    check_case(monkeypatch, [str(tmp_path / "input.a")], str(tmp_path / "q"), {}, None)
+
+
+def test_the_build_reads_regular_qrels_natively_and_refers_pairs_judged_twice(tmp_path, monkeypatch):
+    """The build reads a regular qrels file with the compiled reader (a spy sees it return columns), and a pair
+    judged twice in such a file sends the build to the pure-Python one, which names the line."""
+    if not native_build.available():
+        pytest.skip("no compiled reader")
+    calls = []
+    real = native_build._native_runs.read_qrels
+    monkeypatch.setattr(native_build, "_native_runs", _Spy(native_build._native_runs, calls, real))
+    (tmp_path / "input.a").write_bytes(RUN)
+    (tmp_path / "q").write_bytes(QRELS)
+    check_case(monkeypatch, [str(tmp_path / "input.a")], str(tmp_path / "q"), {}, "native")
+    assert calls and all(result is not None for result in calls)
+    (tmp_path / "q").write_bytes(QRELS + b"401 0 judged-only 0\n")
+    with pytest.raises(Exception, match="duplicate docno 'judged-only' in topic 401"):
+        Collection.from_runs([str(tmp_path / "input.a")], str(tmp_path / "q"))
+    check_case(monkeypatch, [str(tmp_path / "input.a")], str(tmp_path / "q"), {}, None)
+
+
+class _Spy:
+    """The compiled module with ``read_qrels`` recorded (its results appended to ``calls``)."""
+
+    def __init__(self, module, calls: list, real):
+        self._module, self._calls, self._real = module, calls, real
+
+    def read_qrels(self, data):
+        result = self._real(data)
+        self._calls.append(result)
+        return result
+
+    def __getattr__(self, name):
+        return getattr(self._module, name)
+
+
 def test_run_objects_fall_back(tmp_path, monkeypatch):
     """Sources that are not all file paths (a parsed :class:`Run` among them) are built by the Python pipeline,
     with the same result as all paths."""
@@ -808,9 +916,18 @@ def test_the_extension_is_built():
     assert native_build.available() or NATIVE_OPTED_OUT, "the compiled reader did not import (build the extension)"
 
 
+def _processor_has(flags: set[str]) -> bool:
+    """Whether /proc/cpuinfo lists every flag (False where it cannot be read)."""
+    try:
+        return flags <= set(Path("/proc/cpuinfo").read_text().split())
+    except OSError:
+        return False
+
+
 def test_the_separator_finder_is_the_widest_the_processor_runs():
-    """On x86-64 the separators are found with AVX-512BW when /proc/cpuinfo lists it, else with SSE2 (both read
-    alike: the SSE2 build is tested by test_the_portable_splitters_read_alike)."""
+    """On x86-64 the separators are found with AVX-512 VBMI2 when /proc/cpuinfo lists it with AVX-512BW, with
+    AVX-512BW alone without it, else with SSE2 (all read alike: the builds this processor does not choose are tested
+    by test_the_portable_splitters_read_alike)."""
     if not native_build.available() or platform.machine() not in ("x86_64", "AMD64"):
         pytest.skip("no compiled reader, or not x86-64")
     try:
@@ -818,7 +935,8 @@ def test_the_separator_finder_is_the_widest_the_processor_runs():
     except OSError:
         pytest.skip("no /proc/cpuinfo to ask")
     wide = {"avx512f", "avx512bw", "popcnt"} <= set(flags)
-    assert native_build._native_runs.SEPARATOR_FINDER == ("avx512" if wide else "sse2")
+    compress = wide and "avx512_vbmi2" in flags
+    assert native_build._native_runs.SEPARATOR_FINDER == ("avx512vbmi2" if compress else "avx512" if wide else "sse2")
 
 
 # ----------------------------------------------------------------------------------------------------- TREC-8
@@ -863,9 +981,9 @@ def test_scores_of_16_to_19_digits_are_read_exactly(tmp_path, monkeypatch):
     assert np.array_equal(read.view(np.uint64), expected.view(np.uint64))
 
 
-@pytest.mark.parametrize("flags, finder", [(("-DEVALKIT_NO_AVX512",), "sse2"), (("-U__SSE2__",), "word"),
-                                           (("-U__SSE2__", "-U__BYTE_ORDER__"), "byte")],
-                         ids=["SSE2 without AVX-512", "word at a time", "byte at a time"])
+@pytest.mark.parametrize("flags, finder", [(("-DEVALKIT_NO_VBMI2",), "avx512"), (("-DEVALKIT_NO_AVX512",), "sse2"),
+                                           (("-U__SSE2__",), "word"), (("-U__SSE2__", "-U__BYTE_ORDER__"), "byte")],
+                         ids=["AVX-512BW without VBMI2", "SSE2 without AVX-512", "word at a time", "byte at a time"])
 def test_the_portable_splitters_read_alike(tmp_path, flags, finder):
     """An x86-64 build finds the separators 64 bytes at a time, with AVX-512BW where the processor has it (the
     checkout's build on this machine, tested above), else with SSE2; elsewhere the reader splits a word at a time
@@ -885,8 +1003,10 @@ def test_the_portable_splitters_read_alike(tmp_path, flags, finder):
     copy = tmp_path / "site"
     shutil.copytree(root / "evalkit", copy / "evalkit", ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
     target = copy / "evalkit" / "data" / ("_native_runs" + sysconfig.get_config_var("EXT_SUFFIX"))
-    if finder == "sse2" and platform.machine() not in ("x86_64", "AMD64"):
-        pytest.skip("SSE2 is an x86-64 path")
+    if finder in ("sse2", "avx512") and platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("SSE2 and AVX-512 are x86-64 paths")
+    if finder == "avx512" and not _processor_has({"avx512f", "avx512bw", "popcnt"}):
+        pytest.skip("the processor has no AVX-512BW: that build would choose SSE2")
     subprocess.run([compiler, "-shared", "-fPIC", "-O1", *flags,
                     f"-I{sysconfig.get_paths()['include']}", "-o", str(target),
                     str(root / "evalkit" / "data" / "_native_runs.c")], check=True, capture_output=True, text=True)
@@ -896,7 +1016,8 @@ def test_the_portable_splitters_read_alike(tmp_path, flags, finder):
                             "print(n.SEPARATOR_FINDER)"], env=environment, cwd=copy, capture_output=True, text=True,
                            check=True)
     assert where.stdout.split() == [str(target), finder]  # the copy's build, not the checkout's, on that path
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", str(root / "pyproject.toml"),
-                           "--rootdir", str(root), __file__, "-k", "random_collections or edge_cases or scores_of_16"],
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-c", str(root / "pyproject.toml"), "--rootdir", str(root), __file__,
+                           "-k", "random_collections or edge_cases or scores_of_16 or qrels"],
                           env=environment, cwd=copy, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-3000:]

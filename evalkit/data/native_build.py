@@ -11,7 +11,9 @@ every line six non-empty fields between one delimiter (the same space or tab thr
 returns None for anything else (a file that is not regular, a refused tag column, ``Run`` objects, standard input,
 an unreadable qrels file) and the caller builds with the pure-Python build, which reads every layout the kit reads
 and names each error by file and line: this module never decides what is an error. Both give the same arrays,
-byte for byte (tests/test_native_build.py).
+byte for byte (tests/test_native_build.py). A regular qrels file (4 or 5 fields a line between one delimiter, ASCII,
+integer grades and strata of at most 9 digits) is read by the compiled reader too; any other by the pure-Python
+reader, with every check.
 
 ``EVALKIT_NATIVE=0`` in the environment turns the compiled reader off (for comparisons and bug hunts)."""
 
@@ -21,13 +23,14 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from evalkit.data.built_arrays import BuiltArrays
-from evalkit.data.text_fields import GZIP_MAGIC, STDIN, inflate, is_gzip, source_name
+from evalkit.data.text_fields import GZIP_MAGIC, STDIN, inflate, is_gzip, read_bytes, source_name
 from evalkit.data.trec_files import TIE_MODES, Qrels, QrelsColumns, Run, name_from_file, read_qrels_columns
 from evalkit.errors import TrecFormatError
 
@@ -74,10 +77,10 @@ def build_arrays(sources: list, qrels, topics_of, depth: int | None = None, ties
     with ThreadPoolExecutor(n_threads) as pool:
         first_files = [pool.submit(_raw_bytes, path) for path in sources[:n_threads]]
         try:
-            qrels = _qrels_columns(qrels)
+            qrels = _judgments(qrels)
         except TrecFormatError:
             return None  # reported by the pure-Python build, after any run file's error, as it orders them
-        topics = topics_of(pc.unique(qrels.topic).to_numpy(zero_copy_only=False))
+        topics = topics_of(qrels.topic_values)
         builder = _native_runs.Builder([str(t).encode() for t in topics], ties == "float32", len(sources),
                                          n_threads)
         parsed: list = [None] * len(sources)
@@ -108,27 +111,81 @@ def build_arrays(sources: list, qrels, topics_of, depth: int | None = None, ties
         group_lines = counts.sum(axis=0)  # per group (topic code + 1): its lines in every run
         for done in [pool.submit(builder.encode, lo, hi) for lo, hi in _ranges(group_lines, n_threads)]:
             done.result()
-        docnos = qrels.docno.cast(pa.large_string())
-        offsets = np.frombuffer(docnos.buffers()[1], np.int64, count=len(docnos) + 1, offset=docnos.offset * 8)
-        words, qrels_ids = builder.vocabulary(docnos.buffers()[2] or b"", offsets)
+        words, qrels_ids = builder.vocabulary(qrels.docno_data, qrels.docno_offsets)
         vocabulary = np.fromiter(words, dtype=object, count=len(words))  # no shape discovery over the list
         del words
         sizes = counts[:, 1:]
         width = int(sizes.max(initial=1)) if depth is None else int(depth)
         n_runs, n_topics = sizes.shape
-        docs = np.empty((n_runs, n_topics, width), np.int32)
-        scores = np.empty((n_runs, n_topics, width), np.float64)
+        docs, scores = _output_arrays(builder, (n_runs, n_topics, width))
         repeated = np.zeros((n_runs, n_topics), bool)
         run_lines = counts[:, 1:].sum(axis=1)
         for done in [pool.submit(builder.place, lo, hi, width, docs, scores, repeated)
                      for lo, hi in _ranges(run_lines, n_threads)]:
             done.result()
         builder.release()
-    topic_ids = pc.index_in(qrels.topic, value_set=pa.array(np.asarray(topics, dtype=object), pa.string()))
-    return BuiltArrays(runs, topics, vocabulary, docs, scores,
-                       topic_ids.to_numpy(zero_copy_only=False).astype(np.int64),
-                       np.frombuffer(qrels_ids, np.int32).copy(), qrels.grade, qrels.stratum, counts[:, 0].copy(),
-                       repeated, reader="native")
+    position = {topic: i for i, topic in enumerate(topics)}
+    topic_ids = np.array([position[t] for t in qrels.topic_values], np.int64)[qrels.topic_codes]
+    doc_ids = np.frombuffer(qrels_ids, np.int32).copy()
+    if _judged_twice(topic_ids, doc_ids, len(vocabulary)):
+        return None  # the qrels repeat a (topic, docno) pair: the pure-Python build names the lines
+    return BuiltArrays(runs, topics, vocabulary, docs, scores, topic_ids, doc_ids, qrels.grade, qrels.stratum,
+                       counts[:, 0].copy(), repeated, reader="native")
+
+
+def _output_arrays(builder, shape: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The (S, T, width) int32 docs and float64 scores ``builder.place`` fills, over the memory of
+    ``builder.outputs`` (the docnos' pages, where it can: see the C source's ``Outputs``)."""
+    cells = shape[0] * shape[1] * shape[2]
+    if not cells:
+        return np.empty(shape, np.int32), np.empty(shape, np.float64)
+    docs_bytes = -(-cells * 4 // 64) * 64  # the scores start on a cache line
+    memory = builder.outputs(docs_bytes + cells * 8)
+    return (np.frombuffer(memory, np.int32, count=cells).reshape(shape),
+            np.frombuffer(memory, np.float64, count=cells, offset=docs_bytes).reshape(shape))
+
+
+def _judged_twice(topic_ids: np.ndarray, doc_ids: np.ndarray, n_docs: int) -> bool:
+    """Whether a (topic, docno) pair of the qrels is judged twice, found on the ids the build computes anyway (the
+    qrels reader's own check hashes both string columns again: 7 of its 19 ms for TREC-8)."""
+    keys = np.sort(topic_ids * max(n_docs, 1) + doc_ids, kind="stable")  # a qrels file's usual order: linear
+    return bool((keys[1:] == keys[:-1]).any())
+
+
+class _Judgments(NamedTuple):
+    """The qrels as the build takes them: each line's topic as a code into ``topic_values`` (each topic once), its
+    docno's bytes in ``docno_data`` from ``docno_offsets[i]`` to ``[i + 1]`` (int64), grades and strata (int64)."""
+    topic_values: np.ndarray
+    topic_codes: np.ndarray
+    docno_data: bytes
+    docno_offsets: np.ndarray
+    grade: np.ndarray
+    stratum: np.ndarray | None
+
+
+def _judgments(qrels) -> _Judgments:
+    """The qrels (a :class:`Qrels` or a file) for the build: a regular file read by the compiled reader
+    (``_native_runs.read_qrels``: TREC-8's qrels in 2 ms, where the pure-Python reader's checks and conversions take
+    12), any other by :func:`_qrels_columns`. Whether a pair is judged twice is checked later, on ids."""
+    if not isinstance(qrels, Qrels) and str(qrels) != STDIN:
+        try:
+            data = read_bytes(qrels)
+        except TrecFormatError:
+            data = None  # the pure-Python reader says why
+        read = _native_runs.read_qrels(data) if data is not None else None
+        if read is not None:
+            (topics, codes, docnos, offsets, grades), strata = read
+            return _Judgments(np.array([t.decode("ascii") for t in topics], dtype=object),
+                              np.frombuffer(codes, np.int32), docnos, np.frombuffer(offsets, np.int64),
+                              np.frombuffer(grades, np.int64).copy(),
+                              None if strata is None else np.frombuffer(strata, np.int64).copy())
+    columns = _qrels_columns(qrels)
+    topic = pc.dictionary_encode(columns.topic)
+    docnos = columns.docno.cast(pa.large_string())
+    return _Judgments(topic.dictionary.to_numpy(zero_copy_only=False).astype(object),
+                      topic.indices.to_numpy(zero_copy_only=False), docnos.buffers()[2] or b"",
+                      np.frombuffer(docnos.buffers()[1], np.int64, count=len(docnos) + 1, offset=docnos.offset * 8),
+                      columns.grade, columns.stratum)
 
 
 def _qrels_columns(qrels) -> QrelsColumns:
@@ -138,7 +195,7 @@ def _qrels_columns(qrels) -> QrelsColumns:
         return QrelsColumns(pa.array(np.asarray(qrels.topic, dtype=object), pa.string()),
                             pa.array(np.asarray(qrels.docno, dtype=object), pa.string()), qrels.grade, qrels.stratum,
                             qrels.name)
-    columns = read_qrels_columns(qrels)
+    columns = read_qrels_columns(qrels, check_pairs=False)  # checked on the ids: _judged_twice
     whole = [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in (columns.topic, columns.docno)]
     return QrelsColumns(pc.cast(whole[0], pa.string()), pc.cast(whole[1], pa.string()),
                         columns.grade, columns.stratum, columns.name)

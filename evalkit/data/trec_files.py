@@ -373,8 +373,10 @@ class QrelsColumns:
     name: str
 
 
-def read_qrels_columns(path: os.PathLike | str) -> QrelsColumns:
-    """:func:`read_qrels`' columns, in file order, every check made: the same errors, raised at the same lines."""
+def read_qrels_columns(path: os.PathLike | str, check_pairs: bool = True) -> QrelsColumns:
+    """:func:`read_qrels`' columns, in file order, every check made: the same errors, raised at the same lines.
+    ``check_pairs=False`` leaves out one check, that no (topic, docno) pair is repeated, for a caller that makes it
+    on ids it computes anyway (the compiled build: :func:`evalkit.data.native_build.build_arrays`)."""
     source = source_name(path)
     data = read_bytes(path)
     check_bytes(source, data)
@@ -389,7 +391,7 @@ def read_qrels_columns(path: os.PathLike | str) -> QrelsColumns:
     stratum = None
     if width == 5:
         stratum = parse_integers(source, fields, fields.columns[3], "stratum", 0, STRATUM_MAX)
-    found = duplicate_rows(topic, docno)
+    found = duplicate_rows(topic, docno) if check_pairs else None
     if found is not None:
         raise_duplicate(source, fields, topic, docno, found)
     return QrelsColumns(topic=topic, docno=docno, grade=grade, stratum=stratum, name=Path(source).name)
