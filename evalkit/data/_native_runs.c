@@ -2293,7 +2293,8 @@ static PyObject *Builder_place(Builder *self, PyObject *args)
     double *scores = (double *)scores_view.buf;
     uint8_t *repeated = (uint8_t *)repeated_view.buf;
     size_t most = 0;  /* the most docnos a topic has (a ranking's repeats are found by their ids in its topic: the
-                       * stamps of 17 k ids stay in L1 cache, where the 0.35 M of the vocabulary did not) */
+                       * stamps of 17 k ids, 68 KB, stay in the core's cache, where the 0.35 M of the vocabulary's,
+                       * 1.4 MB, did not) */
     for (Py_ssize_t g = 1; g <= T; g++)
         if ((size_t)self->groups[g].n > most)
             most = (size_t)self->groups[g].n;
