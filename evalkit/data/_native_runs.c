@@ -1927,7 +1927,7 @@ static int encode_groups(Builder *b, Py_ssize_t first, Py_ssize_t end)
     Cells table = {NULL, 0, 0};
     if (!failed && cells_init(&table, (size_t)(largest / 4 > 512 ? largest / 4 : 512)) < 0)
         failed = 1;
-    Arena *arenas = b->groups[first].arenas;  /* the range's keys and first occurrences, group after group */
+    Arena *arenas = n ? b->groups[first].arenas : NULL;  /* the range's keys and first occurrences, group by group */
     for (Py_ssize_t g = 0; g < n && !failed; g++) {
         Group *group = &b->groups[first + g];
         /* its keys made at once for a quarter of its rows distinct (TREC-8: 13%; grown by doubling from 4096, they
