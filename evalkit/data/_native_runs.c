@@ -942,6 +942,35 @@ static inline int same_as_copy(const unsigned char *p, size_t n, const Copy *c, 
     return memcmp(p, c->bytes, n) == 0;
 }
 
+/* The line at *at: exactly ``W`` (at most 6) nonempty fields, f[j] of n[j] bytes, one ``delim`` between them, ended
+ * by \n or the end of the data; *at then just past it. 0 when it is not such a line, or holds a byte no regular file
+ * holds (field_end). The portable run reader's lines (6 fields) and the qrels reader's (4 or 5). */
+static inline int line_fields(const unsigned char **at, const unsigned char *end, unsigned char delim,
+                              unsigned char other, int W, const unsigned char **f, size_t *n)
+{
+    const unsigned char *p = *at;
+    int bad = 0;
+    for (int j = 0; j < W; j++) {
+        f[j] = p;
+        p = field_end(p, end, delim, other, &bad);
+        n[j] = (size_t)(p - f[j]);
+        if (n[j] == 0)
+            return 0;
+        if (j < W - 1) {
+            if (p == end || *p != delim)
+                return 0;
+            p++;
+        }
+    }
+    if (p < end) {
+        if (*p != '\n')
+            return 0;  /* one field more */
+        p++;
+    }
+    *at = p;
+    return !bad;
+}
+
 /* What reading one file keeps between its lines, and between the pieces of it that feed() is given (a file comes
  * in pieces as it is decompressed, so the text read at a time stays in cache and no buffer of the whole file is
  * made: decompressing each file whole faulted in 266 MB of fresh pages for TREC-8, and copied them once more). */
@@ -1226,18 +1255,15 @@ static int find_separators_vbmi2(const unsigned char *data, size_t size, unsigne
         __m512i packed = _mm512_maskz_compress_epi8(sep, places), at = _mm512_set1_epi32((int)base);
         /* 16 offsets written whether or not the block has them (marks has 64 entries to spare) */
         _mm512_storeu_si512(marks + k, _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(packed)), at));
-        if (found > 16) {  /* short fields */
+        if (found > 16)  /* short fields: the next 16 places, and so on */
             _mm512_storeu_si512(marks + k + 16,
                                 _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(packed, 1)), at));
-            if (found > 32) {
-                _mm512_storeu_si512(marks + k + 32,
-                                    _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(packed, 2)), at));
-                if (found > 48) {
-                    __m128i last = _mm512_extracti32x4_epi32(packed, 3);
-                    _mm512_storeu_si512(marks + k + 48, _mm512_add_epi32(_mm512_cvtepu8_epi32(last), at));
-                }
-            }
-        }
+        if (found > 32)
+            _mm512_storeu_si512(marks + k + 32,
+                                _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(packed, 2)), at));
+        if (found > 48)
+            _mm512_storeu_si512(marks + k + 48,
+                                _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(packed, 3)), at));
         k += (size_t)found;
     }
     *count = k;
@@ -1322,34 +1348,16 @@ static int split_lines(Reading *st)
 {
     const unsigned char delim = (unsigned char)st->delim, other = (unsigned char)st->other;
     const unsigned char *p = st->data, *end = st->end;
-    int bad = 0;
     while (p < end) {
         const unsigned char *f[6];
         size_t n[6];
-        for (int j = 0; j < 6; j++) {
-            f[j] = p;
-            p = field_end(p, end, delim, other, &bad);
-            n[j] = (size_t)(p - f[j]);
-            if (n[j] == 0)
-                return IRREGULAR;
-            if (j < 5) {
-                if (p == end || *p != delim)
-                    return IRREGULAR;
-                p++;
-            }
-        }
-        if (p < end) {
-            if (*p != '\n')
-                return IRREGULAR;  /* a seventh field */
-            p++;
-        }
-        if (bad)
+        if (!line_fields(&p, end, delim, other, 6, f, n))
             return IRREGULAR;
         int status = take_line(st, f[0], n[0], f[2], n[2], f[4], n[4], f[5], n[5]);
         if (status != PARSED)
             return status;
     }
-    return bad ? IRREGULAR : PARSED;
+    return PARSED;
 }
 
 #endif
@@ -2063,6 +2071,17 @@ static inline void join_word(unsigned char *into, const unsigned char *head, con
         memcpy(into + 16, tail, n - 16);
 }
 
+/* String ``id`` of v, its key's length of bytes, into ``into``: its first 16 from its key's words (as they lay in
+ * memory), the rest from v's text. */
+static inline void strings_word(const Strings *v, Py_ssize_t id, unsigned char *into)
+{
+    const Key *k = &v->keys[id];
+    unsigned char head[16];
+    memcpy(head, &k->w0, 8);
+    memcpy(head + 8, &k->w1, 8);
+    join_word(into, head, k->len > 16 ? (const unsigned char *)v->text + v->tail_at[id] : head, k->len);
+}
+
 static PyObject *Builder_vocabulary(Builder *self, PyObject *args)
 {
     Py_buffer data, offsets;
@@ -2624,10 +2643,7 @@ typedef struct {
     char *docnos;
     size_t n_docnos;
     Py_ssize_t n;
-    Strings topics;
-    const unsigned char **topic_at;  /* per code: its first occurrence and length */
-    size_t *topic_len;
-    Py_ssize_t topics_cap;
+    Strings topics;     /* the topics, by code */
 } QrelsRead;
 
 /* A field of p[0:n] as an integer -?[0-9]{1,9} (``minus``: a sign may lead); 0: not one. */
@@ -2655,12 +2671,6 @@ static int qrels_parse(QrelsRead *q, const unsigned char *data, size_t size, uns
 {
     const unsigned char *end = data + size, *p = data;
     unsigned char other = delim == ' ' ? '\t' : ' ';
-    unsigned char kind[256];  /* 0: a field's byte; 1: the delimiter or \n (a field's end); 2: a byte no regular file
-                               * holds */
-    memset(kind, 0, sizeof(kind));
-    memset(kind + 0x80, 2, 0x80);
-    kind[0] = kind['\r'] = kind['\v'] = kind['\f'] = kind[other] = 2;
-    kind[delim] = kind['\n'] = 1;
     int32_t last_code = -1;
     const unsigned char *last_topic = NULL;
     size_t last_len = 0;
@@ -2668,27 +2678,7 @@ static int qrels_parse(QrelsRead *q, const unsigned char *data, size_t size, uns
     while (p < end) {
         const unsigned char *f[5];
         size_t n[5];
-        int k = 0;
-        for (;;) {  /* the line's fields */
-            const unsigned char *start = p;
-            while (p < end && !kind[*p])
-                p++;
-            if (p < end && kind[*p] == 2)
-                return 0;
-            if (p == start || k == W)
-                return 0;  /* an empty field (a blank line, a doubled delimiter), or one field too many */
-            f[k] = start;
-            n[k] = (size_t)(p - start);
-            k++;
-            if (p < end && *p == delim) {
-                p++;
-                continue;
-            }
-            break;  /* the line's end */
-        }
-        if (p < end)
-            p++;  /* its \n */
-        if (k != W || f[0][0] == '#')
+        if (!line_fields(&p, end, delim, other, W, f, n) || f[0][0] == '#')
             return 0;
         Py_ssize_t i = q->n;
         if (!small_integer(f[W - 1], n[W - 1], 1, &q->grades[i]) || (q->strata && !small_integer(f[3], n[3], 0,
@@ -2699,14 +2689,6 @@ static int qrels_parse(QrelsRead *q, const unsigned char *data, size_t size, uns
             int64_t code = strings_intern(&q->topics, &key, (const char *)f[0]);
             if (code < 0)
                 return -1;
-            if (code >= q->topics_cap) {
-                Py_ssize_t cap = (Py_ssize_t)capacity_for((size_t)q->topics_cap, (size_t)code + 1, 64);
-                RESIZE_OR_RETURN(q->topic_at, cap, -1);
-                RESIZE_OR_RETURN(q->topic_len, cap, -1);
-                q->topics_cap = cap;
-            }
-            q->topic_at[code] = f[0];
-            q->topic_len[code] = n[0];
             last_code = (int32_t)code;
             last_topic = f[0];
             last_len = n[0];
@@ -2718,12 +2700,6 @@ static int qrels_parse(QrelsRead *q, const unsigned char *data, size_t size, uns
         q->n = i + 1;
     }
     return q->n > 0;
-}
-
-/* bytes of ``size`` bytes to be filled (NULL, with the error set, when there is no memory) */
-static PyObject *unfilled_bytes(Py_ssize_t size)
-{
-    return PyBytes_FromStringAndSize(NULL, size);
 }
 
 static PyObject *read_qrels(PyObject *module, PyObject *arg)
@@ -2752,11 +2728,11 @@ static PyObject *read_qrels(PyObject *module, PyObject *arg)
     Py_ssize_t lines = 1;
     for (const unsigned char *p = data; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
         lines++;
-    codes = unfilled_bytes(lines * (Py_ssize_t)sizeof(int32_t));
-    offsets = unfilled_bytes((lines + 1) * (Py_ssize_t)sizeof(int64_t));
-    grades = unfilled_bytes(lines * (Py_ssize_t)sizeof(int64_t));
-    strata = W == 5 ? unfilled_bytes(lines * (Py_ssize_t)sizeof(int64_t)) : Py_None;
-    docnos = unfilled_bytes(view.len);
+    codes = PyBytes_FromStringAndSize(NULL, lines * (Py_ssize_t)sizeof(int32_t));
+    offsets = PyBytes_FromStringAndSize(NULL, (lines + 1) * (Py_ssize_t)sizeof(int64_t));
+    grades = PyBytes_FromStringAndSize(NULL, lines * (Py_ssize_t)sizeof(int64_t));
+    strata = W == 5 ? PyBytes_FromStringAndSize(NULL, lines * (Py_ssize_t)sizeof(int64_t)) : Py_None;
+    docnos = PyBytes_FromStringAndSize(NULL, view.len);
     if (W == 4)
         Py_INCREF(Py_None);
     if (!codes || !offsets || !grades || !strata || !docnos)
@@ -2793,9 +2769,10 @@ static PyObject *read_qrels(PyObject *module, PyObject *arg)
     if (!topics)
         goto done;
     for (Py_ssize_t c = 0; c < (Py_ssize_t)q.topics.count; c++) {
-        PyObject *topic = PyBytes_FromStringAndSize((const char *)q.topic_at[c], (Py_ssize_t)q.topic_len[c]);
+        PyObject *topic = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)q.topics.keys[c].len);
         if (!topic)
             goto done;
+        strings_word(&q.topics, c, (unsigned char *)PyBytes_AS_STRING(topic));
         PyList_SET_ITEM(topics, c, topic);
     }
     result = Py_BuildValue("((OOOOO)O)", topics, codes, docnos, offsets, grades, strata);
@@ -2806,8 +2783,6 @@ done:
     Py_XDECREF(offsets);
     Py_XDECREF(grades);
     Py_XDECREF(strata);
-    free(q.topic_at);
-    free(q.topic_len);
     strings_free(&q.topics);
     PyBuffer_Release(&view);
     return result;

@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 
 from evalkit.data.built_arrays import BuiltArrays
 from evalkit.data.text_fields import GZIP_MAGIC, STDIN, inflate, is_gzip, read_bytes, source_name
-from evalkit.data.trec_files import TIE_MODES, Qrels, QrelsColumns, Run, name_from_file, read_qrels_columns
+from evalkit.data.trec_files import TIE_MODES, Qrels, Run, name_from_file, read_qrels_columns
 from evalkit.errors import TrecFormatError
 
 try:
@@ -166,12 +166,18 @@ class _Judgments(NamedTuple):
 def _judgments(qrels) -> _Judgments:
     """The qrels (a :class:`Qrels` or a file) for the build: a regular file read by the compiled reader
     (``_native_runs.read_qrels``: TREC-8's qrels in 2 ms, where the pure-Python reader's checks and conversions take
-    12), any other by :func:`_qrels_columns`. Whether a pair is judged twice is checked later, on ids."""
-    if not isinstance(qrels, Qrels) and str(qrels) != STDIN:
-        try:
-            data = read_bytes(qrels)
-        except TrecFormatError:
-            data = None  # the pure-Python reader says why
+    12), any other by :func:`read_qrels_columns`, with every check but one: whether a pair is judged twice is
+    checked later, on ids (:func:`_judged_twice`)."""
+    data = None
+    if isinstance(qrels, Qrels):
+        topic, docno = (pa.array(np.asarray(c, dtype=object), pa.string()) for c in (qrels.topic, qrels.docno))
+        grade, stratum = qrels.grade, qrels.stratum
+    else:
+        if str(qrels) != STDIN:
+            try:
+                data = read_bytes(qrels)
+            except TrecFormatError:
+                pass  # the pure-Python reader says why
         read = _native_runs.read_qrels(data) if data is not None else None
         if read is not None:
             (topics, codes, docnos, offsets, grades), strata = read
@@ -179,26 +185,16 @@ def _judgments(qrels) -> _Judgments:
                               np.frombuffer(codes, np.int32), docnos, np.frombuffer(offsets, np.int64),
                               np.frombuffer(grades, np.int64).copy(),
                               None if strata is None else np.frombuffer(strata, np.int64).copy())
-    columns = _qrels_columns(qrels)
-    topic = pc.dictionary_encode(columns.topic)
-    docnos = columns.docno.cast(pa.large_string())
+        columns = read_qrels_columns(qrels, check_pairs=False, data=data)  # the bytes read once
+        topic, docno = (c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c
+                        for c in (columns.topic, columns.docno))
+        grade, stratum = columns.grade, columns.stratum
+    topic = pc.dictionary_encode(topic)
+    docno = docno.cast(pa.large_string())
     return _Judgments(topic.dictionary.to_numpy(zero_copy_only=False).astype(object),
-                      topic.indices.to_numpy(zero_copy_only=False), docnos.buffers()[2] or b"",
-                      np.frombuffer(docnos.buffers()[1], np.int64, count=len(docnos) + 1, offset=docnos.offset * 8),
-                      columns.grade, columns.stratum)
-
-
-def _qrels_columns(qrels) -> QrelsColumns:
-    """The qrels' columns, from a :class:`Qrels` or read from a file (unsorted: the build needs no order), each id
-    column one contiguous pyarrow string array."""
-    if isinstance(qrels, Qrels):
-        return QrelsColumns(pa.array(np.asarray(qrels.topic, dtype=object), pa.string()),
-                            pa.array(np.asarray(qrels.docno, dtype=object), pa.string()), qrels.grade, qrels.stratum,
-                            qrels.name)
-    columns = read_qrels_columns(qrels, check_pairs=False)  # checked on the ids: _judged_twice
-    whole = [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in (columns.topic, columns.docno)]
-    return QrelsColumns(pc.cast(whole[0], pa.string()), pc.cast(whole[1], pa.string()),
-                        columns.grade, columns.stratum, columns.name)
+                      topic.indices.to_numpy(zero_copy_only=False), docno.buffers()[2] or b"",
+                      np.frombuffer(docno.buffers()[1], np.int64, count=len(docno) + 1, offset=docno.offset * 8),
+                      grade, stratum)
 
 
 def _raw_bytes(path) -> bytes | None:

@@ -373,12 +373,13 @@ class QrelsColumns:
     name: str
 
 
-def read_qrels_columns(path: os.PathLike | str, check_pairs: bool = True) -> QrelsColumns:
+def read_qrels_columns(path: os.PathLike | str, check_pairs: bool = True, data: bytes | None = None) -> QrelsColumns:
     """:func:`read_qrels`' columns, in file order, every check made: the same errors, raised at the same lines.
     ``check_pairs=False`` leaves out one check, that no (topic, docno) pair is repeated, for a caller that makes it
-    on ids it computes anyway (the compiled build: :func:`evalkit.data.native_build.build_arrays`)."""
+    on ids it computes anyway (the compiled build: :func:`evalkit.data.native_build.build_arrays`). ``data``: the
+    file's bytes as :func:`read_bytes` gives them, when the caller has read them already."""
     source = source_name(path)
-    data = read_bytes(path)
+    data = read_bytes(path) if data is None else data
     check_bytes(source, data)
     fields = fast_fields(data, (4, 5), skip=(1,))  # the iter column is never read
     if fields is None:
